@@ -1,0 +1,439 @@
+"""The assembled model and its evaluation: forces, constraints, accelerations.
+
+:class:`Model` is the immutable, array form of a :class:`~frylinks.system.System`
+(pinocchio's ``Model``): bodies as arrays, links and forces grouped by type into
+blocks. :class:`State` is plain arrays (pinocchio's ``Data`` is what
+:func:`evaluate` returns). The time-stepping schemes in :mod:`frylinks.integrators`
+only call :func:`derivative` and :func:`project`, so an implicit scheme can reuse the
+same residuals and Jacobians.
+
+Equations of motion (maximal coordinates, world axes, per body ``u = [v, w]``)::
+
+    M u' = f(t, x, u) + G^T lam        G u' = c(t, x, u)
+
+with ``M = diag(m I, R I_b R^T)``, ``f`` gravity, forces, link spring-dampers and the
+gyroscopic term ``-w x (I w)``; ``G`` stacks every link's ``rows @ J``. After each step
+the state is projected back onto the position and velocity constraints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import SimulationError
+from .forces import ForceContext, ForceType
+from .kinematics import BodyStates, NodeSet, Relative, node_frames, relative
+from .linalg import ConstraintSolver
+from .links import DOFS, LinkContext, LinkType
+from .rotations import cross, quat_multiply, quat_to_matrix, rotvec_to_quat
+from .signals import SignalBank, SignalSpec
+from .system import Node, System
+
+Array = np.ndarray
+
+
+@dataclass
+class State:
+    """The whole dynamic state as plain arrays (enough to resume a run).
+
+    Attributes
+    ----------
+    t : float  time [s].
+    x : (nb, 3) COG positions.  q : (nb, 4) quaternions body -> world.
+    v : (nb, 3) COG velocities.  w : (nb, 3) angular velocities (world axes).
+    angle_ref : (nl,) unwrapping reference of links with one free rotation.
+    """
+
+    t: float
+    x: Array
+    q: Array
+    v: Array
+    w: Array
+    angle_ref: Array
+
+    def copy(self) -> State:
+        return State(self.t, self.x.copy(), self.q.copy(), self.v.copy(), self.w.copy(),
+                     self.angle_ref.copy())
+
+    def pack(self) -> Array:
+        """The ODE vector ``[x, q, v, w]`` (angle_ref is bookkeeping, not integrated)."""
+        return np.concatenate([self.x.ravel(), self.q.ravel(), self.v.ravel(), self.w.ravel()])
+
+    def unpacked(self, y: Array, t: float) -> State:
+        """A state with the ODE vector ``y`` and this state's bookkeeping."""
+        nb = len(self.x)
+        return State(t, y[: 3 * nb].reshape(nb, 3), y[3 * nb: 7 * nb].reshape(nb, 4),
+                     y[7 * nb: 10 * nb].reshape(nb, 3), y[10 * nb:].reshape(nb, 3),
+                     self.angle_ref)
+
+
+def _node_set(nodes: Sequence[Node], index: dict[str, int], ground: int) -> NodeSet:
+    body = np.array([ground if n.body.is_ground else index[n.body.name] for n in nodes],
+                    dtype=int)
+    offset = np.array([n.position for n in nodes]).reshape(-1, 3)
+    rot = quat_to_matrix(np.array([n.orientation for n in nodes]).reshape(-1, 4))
+    return NodeSet(body, offset, rot)
+
+
+@dataclass
+class LinkBlock:
+    """All links of one type: the type object, their nodes and spring-dampers."""
+
+    kind: LinkType
+    names: list[str]
+    index: Array          # positions of these links in the model's link order
+    master: NodeSet
+    slave: NodeSet
+    K: Array              # (n, nf, nf)
+    B: Array
+    r0: Array             # (n, nf)
+    has_spring: bool
+    row_start: int
+    value_mask: Array     # which of the (n, nc, 12) values go into G (ground dropped)
+
+
+@dataclass
+class ForceBlock:
+    """All force elements of one type and their attachment nodes."""
+
+    kind: ForceType
+    names: list[str]
+    index: Array
+    attachments: list[NodeSet]
+
+
+@dataclass
+class Model:
+    """A system assembled into arrays; built once per run by :func:`assemble`."""
+
+    body_names: list[str]
+    link_names: list[str]
+    force_names: list[str]
+    mass: Array                  # (nb,)
+    inertia: Array               # (nb, 3, 3) body axes
+    inertia_inv: Array
+    gravity: Array
+    link_blocks: list[LinkBlock]
+    force_blocks: list[ForceBlock]
+    signals: SignalBank
+    solver: ConstraintSolver
+    nb_rows: int
+    initial: State
+    length_scale: float = 1.0
+    link_order: Array = field(default_factory=lambda: np.zeros(0, dtype=int))
+
+    @property
+    def nb_bodies(self) -> int:
+        return len(self.body_names)
+
+
+def assemble(system: System) -> Model:
+    """Group links and forces by type into blocks and build every array."""
+    bodies = list(system.bodies.values())
+    if not bodies:
+        raise SimulationError("the system has no body to move")
+    names = [b.name for b in bodies]
+    index = {n: i for i, n in enumerate(names)}
+    nb = len(bodies)
+    ground = nb
+    specs: list[SignalSpec] = []
+    registry = system.registry
+
+    link_blocks: list[LinkBlock] = []
+    link_names = list(system.links)
+    by_type: dict[str, list[int]] = {}
+    for i, link in enumerate(system.links.values()):
+        by_type.setdefault(link.type, []).append(i)
+    defs = list(system.links.values())
+    rows_all: list[Array] = []
+    cols_all: list[Array] = []
+    row = 0
+    for type_name, members in by_type.items():
+        info = registry.get("link", type_name)
+        assert info is not None
+        ds = [defs[i] for i in members]
+        kind = info.cls([d.params for d in ds])
+        master = _node_set([d.master for d in ds], index, ground)
+        slave = _node_set([d.slave for d in ds], index, ground)
+        n, nc = len(ds), kind.nb_constraints
+        r = row + np.repeat(np.arange(n * nc), 12)
+        cols = np.concatenate([6 * master.body[:, None] + np.arange(6),
+                               6 * slave.body[:, None] + np.arange(6)], axis=1)  # (n, 12)
+        c = np.broadcast_to(cols[:, None, :], (n, nc, 12)).reshape(-1)
+        body_of_col = c // 6
+        mask = body_of_col != ground
+        rows_all.append(r[mask])
+        cols_all.append(c[mask])
+        link_blocks.append(LinkBlock(
+            kind, [d.name for d in ds], np.array(members, dtype=int), master, slave,
+            np.array([d.stiffness for d in ds]), np.array([d.damping for d in ds]),
+            np.array([d.rest for d in ds]), any(d.has_spring for d in ds), row, mask))
+        row += n * nc
+
+    force_blocks: list[ForceBlock] = []
+    fdefs = list(system.forces.values())
+    fby_type: dict[str, list[int]] = {}
+    for i, f in enumerate(fdefs):
+        fby_type.setdefault(f.type, []).append(i)
+    for type_name, members in fby_type.items():
+        info = registry.get("force", type_name)
+        assert info is not None
+        ds = [fdefs[i] for i in members]
+        kind = info.cls([d.params for d in ds], specs)
+        atts = [_node_set([d.nodes[k] for d in ds], index, ground)
+                for k in range(len(info.cls.attachments))]
+        force_blocks.append(ForceBlock(kind, [d.name for d in ds],
+                                       np.array(members, dtype=int), atts))
+
+    signal_classes = {i.name: i.cls for i in registry.types["signal"].values()}
+    bank = SignalBank(signal_classes, specs)
+    rows = np.concatenate(rows_all) if rows_all else np.zeros(0, dtype=int)
+    cols = np.concatenate(cols_all) if cols_all else np.zeros(0, dtype=int)
+    solver = ConstraintSolver(nb, row, rows, cols)
+    inertia = np.array([b.inertia for b in bodies])
+    initial = State(
+        0.0,
+        np.array([b.position for b in bodies]),
+        np.array([b.orientation for b in bodies]),
+        np.array([b.velocity for b in bodies]),
+        np.array([b.angular_velocity for b in bodies]),
+        np.full(len(link_names), np.nan),
+    )
+    positions = [b.position for b in bodies] + [n.position for b in bodies
+                                                 for n in b.nodes.values()]
+    scale = max(1.0, float(np.max(np.abs(positions))))
+    model = Model(names, link_names, list(system.forces), np.array([b.mass for b in bodies]),
+                  inertia, np.linalg.inv(inertia), system.gravity.copy(), link_blocks,
+                  force_blocks, bank, solver, row, initial, scale)
+    return model
+
+
+@dataclass
+class Evaluation:
+    """Everything computed at one state (pinocchio's ``Data``).
+
+    Attributes
+    ----------
+    udot : (nb, 6) COG acceleration and angular acceleration, world axes.
+    lam : (nb_rows,) constraint multipliers.
+    rel : per link block, its :class:`Relative`.
+    spring : per link block, the generalised spring-damper forces ``(n, nf)``.
+    force_wrench : per force block, ``(force, torque)`` each ``(n, natt, 3)``.
+    """
+
+    udot: Array
+    lam: Array
+    rel: list[Relative]
+    spring: list[Array | None]
+    force_wrench: list[tuple[Array, Array]]
+    link_ctx: LinkContext
+
+
+def body_states(model: Model, s: State) -> BodyStates:
+    """Bodies plus ground (last row) at state ``s``."""
+    nb = model.nb_bodies
+    x = np.zeros((nb + 1, 3))
+    q = np.zeros((nb + 1, 4))
+    v = np.zeros((nb + 1, 3))
+    w = np.zeros((nb + 1, 3))
+    x[:nb], v[:nb], w[:nb] = s.x, s.v, s.w
+    q[:nb] = s.q / np.linalg.norm(s.q, axis=1, keepdims=True)
+    q[nb, 0] = 1.0
+    return BodyStates(x, q, quat_to_matrix(q), v, w)
+
+
+def _link_ctx(model: Model, s: State) -> LinkContext:
+    if model.signals.nb_slots:
+        values = [model.signals.evaluate(s.t, k) for k in range(3)]
+    else:
+        values = [np.zeros(0)] * 3
+    return LinkContext(s.t, values, s.angle_ref)
+
+
+def _constraints(model: Model, b: BodyStates, ctx: LinkContext, full_rel: bool
+                 ) -> tuple[list[Relative], Array, Array, Array, Array]:
+    """Per-block kinematics and the stacked values of G, residual, velocity and
+    acceleration right-hand sides (``c`` of the module doc)."""
+    rels: list[Relative] = []
+    vals, res, vel, acc = [], [], [], []
+    for blk in model.link_blocks:
+        rel = relative(b, blk.master, blk.slave)
+        rels.append(rel)
+        sub = LinkContext(ctx.t, ctx.signals, ctx.angle_ref[blk.index])
+        cons = blk.kind.constraints(rel, sub)
+        g = np.einsum("nci,nij->ncj", cons.rows, rel.J)
+        vals.append(g.reshape(-1)[blk.value_mask])
+        res.append(cons.residual.reshape(-1))
+        vel.append(cons.velocity.reshape(-1))
+        acc.append((cons.acceleration - np.einsum("nci,ni->nc", cons.rows, rel.kappa))
+                   .reshape(-1))
+    cat = (lambda a: np.concatenate(a) if a else np.zeros(0))  # noqa: E731
+    return rels, cat(vals), cat(res), cat(vel), cat(acc)
+
+
+def _mass_inverse(model: Model, b: BodyStates) -> tuple[Array, Array]:
+    """World inertia ``(nb, 3, 3)`` and block inverse mass ``(nb, 6, 6)``."""
+    nb = model.nb_bodies
+    R = b.R[:nb]
+    Iw = R @ model.inertia @ np.swapaxes(R, 1, 2)
+    Minv = np.zeros((nb, 6, 6))
+    Minv[:, 0, 0] = Minv[:, 1, 1] = Minv[:, 2, 2] = 1.0 / model.mass
+    Minv[:, 3:, 3:] = R @ model.inertia_inv @ np.swapaxes(R, 1, 2)
+    return Iw, Minv
+
+
+def _scatter(f: Array, body: Array, wrench: Array) -> None:
+    """Add ``wrench (n, 6)`` to ``f (nb + 1, 6)`` at rows ``body`` (repeats summed)."""
+    np.add.at(f, body, wrench)
+
+
+def evaluate(model: Model, s: State) -> Evaluation:
+    """Accelerations and multipliers at state ``s`` (solves the equations of motion)."""
+    nb = model.nb_bodies
+    b = body_states(model, s)
+    ctx = _link_ctx(model, s)
+    rels, vals, _res, _vel, acc = _constraints(model, b, ctx, True)
+    Iw, Minv = _mass_inverse(model, b)
+
+    f = np.zeros((nb + 1, 6))
+    f[:nb, :3] = model.mass[:, None] * model.gravity
+    f[:nb, 3:] = -cross(s.w, np.einsum("nij,nj->ni", Iw, s.w))
+
+    springs: list[Array | None] = []
+    for blk, rel in zip(model.link_blocks, rels, strict=True):
+        if not blk.has_spring:
+            springs.append(None)
+            continue
+        sub = LinkContext(ctx.t, ctx.signals, ctx.angle_ref[blk.index])
+        gpos, gvel = blk.kind.coordinates(rel, sub)
+        Q = -np.einsum("nij,nj->ni", blk.K, gpos - blk.r0) - np.einsum("nij,nj->ni", blk.B, gvel)
+        springs.append(Q)
+        E = blk.kind.free_basis(rel)
+        mu = np.einsum("nik,nk->ni", E,
+                       np.linalg.solve(np.einsum("nik,nil->nkl", E, E), Q[..., None])[..., 0])
+        gen = np.einsum("nij,ni->nj", rel.J, mu)  # J^T mu: (n, 12) on [A, B]
+        _scatter(f, blk.master.body, gen[:, :6])
+        _scatter(f, blk.slave.body, gen[:, 6:])
+
+    fctx = ForceContext(s.t, ctx.signals[0], model.gravity)
+    wrenches: list[tuple[Array, Array]] = []
+    for fblk in model.force_blocks:
+        frames = [node_frames(b, att) for att in fblk.attachments]
+        force, torque = fblk.kind.evaluate(frames, fctx)
+        wrenches.append((force, torque))
+        for k, (att, fr) in enumerate(zip(fblk.attachments, frames, strict=True)):
+            w = np.concatenate([force[:, k], torque[:, k] + cross(fr.r, force[:, k])], axis=1)
+            _scatter(f, att.body, w)
+
+    f = f[:nb]
+    model.solver.factor(vals, Minv)
+    a0 = model.solver.minv(f)
+    lam = model.solver.solve_multipliers(acc - model.solver.G_dot(a0))
+    udot = a0 + model.solver.minv(model.solver.G_T(lam))
+    return Evaluation(udot, lam, rels, springs, wrenches, ctx)
+
+
+def derivative(model: Model, s: State) -> tuple[Array, Evaluation]:
+    """Time derivative of the ODE vector ``[x, q, v, w]`` at ``s``."""
+    ev = evaluate(model, s)
+    wq = np.zeros((len(s.w), 4))
+    wq[:, 1:] = s.w
+    qdot = 0.5 * quat_multiply(wq, s.q)
+    return np.concatenate([s.v.ravel(), qdot.ravel(), ev.udot[:, :3].ravel(),
+                           ev.udot[:, 3:].ravel()]), ev
+
+
+def project(model: Model, s: State, iterations: int = 4) -> float:
+    """Put ``s`` back on the position and velocity constraints (in place).
+
+    Mass-weighted least-change Newton steps on the position residual, then one exact
+    projection of the velocities; quaternions are renormalised. Returns the largest
+    position residual left.
+    """
+    s.q /= np.linalg.norm(s.q, axis=1, keepdims=True)
+    if not model.nb_rows:
+        return 0.0
+    tol = 1e-14 * model.length_scale
+    worst = np.inf
+    Minv = np.zeros(0)
+    for _ in range(iterations):
+        b = body_states(model, s)
+        ctx = _link_ctx(model, s)
+        _, vals, res, vel, _ = _constraints(model, b, ctx, False)
+        worst = float(np.max(np.abs(res))) if len(res) else 0.0
+        if not np.isfinite(worst):
+            raise SimulationError("non-finite constraint residual")
+        _, Minv = _mass_inverse(model, b)
+        model.solver.factor(vals, Minv)
+        if worst <= tol:
+            break
+        du = model.solver.correction(res)
+        s.x += du[:, :3]
+        s.q[:] = quat_multiply(rotvec_to_quat(du[:, 3:]), s.q)
+        s.q /= np.linalg.norm(s.q, axis=1, keepdims=True)
+        if worst < 1e-7 * model.length_scale:
+            # Newton converges quadratically: from here one step reaches round-off, and
+            # G at the old positions differs by O(worst) only (for the velocity step)
+            break
+    u = np.concatenate([s.v, s.w], axis=1)
+    du = model.solver.correction(model.solver.G_dot(u) - vel)
+    s.v += du[:, :3]
+    s.w += du[:, 3:]
+    return worst
+
+
+def update_angle_refs(model: Model, s: State) -> None:
+    """Record the unwrapped angles of single-rotation links at an accepted step."""
+    b = body_states(model, s)
+    ctx = _link_ctx(model, s)
+    for blk in model.link_blocks:
+        sub = LinkContext(ctx.t, ctx.signals, s.angle_ref[blk.index])
+        rel = relative(b, blk.master, blk.slave, need_jacobian=False)
+        angle = blk.kind.unwrap_angle(rel, sub)
+        if angle is not None:
+            s.angle_ref[blk.index] = angle
+
+
+def link_outputs(model: Model, ev: Evaluation) -> dict[str, Array]:
+    """Per-link results at an evaluation, in the model's link order (DESIGN §4)."""
+    nl = len(model.link_names)
+    out = {
+        "link_displacement": np.zeros((nl, 6)),
+        "link_velocity": np.zeros((nl, 6)),
+        "link_reaction_force": np.zeros((nl, 3)),
+        "link_reaction_torque": np.zeros((nl, 3)),
+        "link_spring_force": np.zeros((nl, 6)),
+        "link_power": np.zeros(nl),
+    }
+    for blk, rel, Q in zip(model.link_blocks, ev.rel, ev.spring, strict=True):
+        sub = LinkContext(ev.link_ctx.t, ev.link_ctx.signals, ev.link_ctx.angle_ref[blk.index])
+        n, nc = blk.kind.nb_links, blk.kind.nb_constraints
+        cons = blk.kind.constraints(rel, sub)
+        lam = ev.lam[blk.row_start: blk.row_start + n * nc].reshape(n, nc)
+        mu = np.einsum("nci,nc->ni", cons.rows, lam)
+        i = blk.index
+        out["link_displacement"][i] = blk.kind.displacement(rel, sub)
+        out["link_velocity"][i] = rel.tau
+        out["link_reaction_force"][i] = mu[:, :3]
+        out["link_reaction_torque"][i] = mu[:, 3:]
+        if Q is not None:
+            free = [DOFS.index(d) for d in blk.kind.free_dofs]
+            out["link_spring_force"][np.ix_(i, free)] = Q
+            _, gvel = blk.kind.coordinates(rel, sub)
+            out["link_power"][i] = -np.sum(Q * gvel, axis=1)
+    return out
+
+
+def force_outputs(model: Model, ev: Evaluation) -> dict[str, Array]:
+    """Wrench of each force element on its first attachment (world axes, torque about
+    the attachment node), in the model's force order."""
+    nf = len(model.force_names)
+    force = np.zeros((nf, 3))
+    torque = np.zeros((nf, 3))
+    for blk, (fo, to) in zip(model.force_blocks, ev.force_wrench, strict=True):
+        force[blk.index] = fo[:, 0]
+        torque[blk.index] = to[:, 0]
+    return {"force_force": force, "force_torque": torque}

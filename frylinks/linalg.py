@@ -1,0 +1,120 @@
+"""The constraint linear system ``(G M^-1 G^T) lam = rhs``, dense or sparse.
+
+``M`` is block diagonal (one 6x6 block per body, translations then rotations), so the
+Schur complement ``A = G M^-1 G^T`` is small and, for chains and trees, banded: a
+sparse LU of it costs a time linear in the number of bodies. Small systems take the
+dense path, where numpy's overhead is lower than scipy.sparse's.
+
+Redundant constraints (a fixed link doubled, a closed loop) make ``A`` singular; a
+relative Tikhonov term ``eps * diag(A)`` keeps it solvable. It changes the accelerations
+by a relative ``eps`` and shares the reaction equally between redundant rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
+
+from .errors import SimulationError
+
+Array = np.ndarray
+
+#: Relative regularisation of the constraint system (see module doc).
+EPS = 1e-10
+#: Above this many constraint rows the sparse path is taken.
+DENSE_LIMIT = 120
+
+
+class ConstraintSolver:
+    """Build ``G`` from its values on a fixed pattern and solve with ``A = G M^-1 G^T``.
+
+    Parameters
+    ----------
+    nb_bodies, nb_rows
+        Sizes; ``G`` has shape ``(nb_rows, 6 * nb_bodies)``.
+    rows, cols
+        Pattern of the values given to :meth:`factor` (unique pairs).
+    """
+
+    def __init__(self, nb_bodies: int, nb_rows: int, rows: Array, cols: Array) -> None:
+        self.nb_bodies = nb_bodies
+        self.nb_rows = nb_rows
+        self.rows = rows
+        self.cols = cols
+        self.dense = nb_rows <= DENSE_LIMIT
+        self._G: Array | sp.csr_matrix = np.zeros((0, 0))
+        self._Minv = np.zeros((nb_bodies, 6, 6))
+        self._lu: object = None
+        if not self.dense and nb_rows:
+            # csr structure built once; only the data changes per evaluation
+            order = np.lexsort((cols, rows))
+            self._order = order
+            g = sp.csr_matrix((np.ones(len(rows)), (rows[order], cols[order])),
+                              shape=(nb_rows, 6 * nb_bodies))
+            g.sort_indices()
+            self._indptr, self._indices = g.indptr, g.indices
+            self._minv_indptr = np.arange(nb_bodies + 1)
+            self._minv_indices = np.arange(nb_bodies)
+
+    def factor(self, values: Array, Minv: Array) -> None:
+        """Set ``G`` from ``values`` and the block inverse mass ``Minv (nb, 6, 6)``, then
+        factor ``A``."""
+        self._Minv = Minv
+        if not self.nb_rows:
+            return
+        if self.dense:
+            G = np.zeros((self.nb_rows, 6 * self.nb_bodies))
+            G[self.rows, self.cols] = values
+            self._G = G
+            GM = np.einsum("rbi,bij->rbj", G.reshape(self.nb_rows, self.nb_bodies, 6), Minv)
+            A = GM.reshape(self.nb_rows, -1) @ G.T
+            d = np.diagonal(A).copy()
+            A[np.diag_indices_from(A)] += EPS * d + 1e-300
+            try:
+                self._lu = cho_factor(A, check_finite=False)
+            except LinAlgError as exc:
+                raise SimulationError(f"constraint system is singular: {exc}") from exc
+        else:
+            G = sp.csr_matrix((values[self._order], self._indices, self._indptr),
+                              shape=(self.nb_rows, 6 * self.nb_bodies))
+            self._G = G
+            Mb = sp.bsr_matrix((Minv, self._minv_indices, self._minv_indptr),
+                               shape=(6 * self.nb_bodies, 6 * self.nb_bodies))
+            A = (G @ Mb @ G.T).tocsc()
+            A = A + sp.diags(EPS * A.diagonal() + 1e-300)
+            try:
+                self._lu = spla.splu(A.tocsc(), permc_spec="MMD_AT_PLUS_A")
+            except RuntimeError as exc:
+                raise SimulationError(f"constraint system is singular: {exc}") from exc
+
+    def G_dot(self, u: Array) -> Array:
+        """``G @ u`` for ``u`` of shape ``(nb, 6)``."""
+        if not self.nb_rows:
+            return np.zeros(0)
+        return np.asarray(self._G @ u.reshape(-1))
+
+    def minv(self, f: Array) -> Array:
+        """``M^-1 f`` for ``f (nb, 6)``."""
+        return np.einsum("bij,bj->bi", self._Minv, f)
+
+    def solve_multipliers(self, rhs: Array) -> Array:
+        """``lam`` with ``A lam = rhs``."""
+        if not self.nb_rows:
+            return np.zeros(0)
+        if self.dense:
+            return np.asarray(cho_solve(self._lu, rhs, check_finite=False))
+        return np.asarray(self._lu.solve(rhs))  # type: ignore[attr-defined]
+
+    def G_T(self, lam: Array) -> Array:
+        """``G^T lam`` as ``(nb, 6)``."""
+        if not self.nb_rows:
+            return np.zeros((self.nb_bodies, 6))
+        return np.asarray(self._G.T @ lam).reshape(self.nb_bodies, 6)
+
+    def correction(self, error: Array) -> Array:
+        """Smallest mass-weighted ``du (nb, 6)`` with ``G du = -error``."""
+        if not self.nb_rows:
+            return np.zeros((self.nb_bodies, 6))
+        return -self.minv(self.G_T(self.solve_multipliers(error)))

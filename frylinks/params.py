@@ -1,0 +1,211 @@
+"""Parameter specifications of plugin types, and the one parser every type's input goes through.
+
+A link, force or signal type declares its parameters as a mapping of name to
+:class:`Param` (kind, units, default, documentation). The same declarations check the
+Python API's keyword arguments, the case file's keys and feed the JSON schema, so a
+type's input is described once.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import ModelError
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()
+
+KINDS = ("float", "vector", "choice", "signal", "points", "callable", "node", "body", "any")
+
+
+@dataclass(frozen=True)
+class Param:
+    """Declaration of one parameter of a plugin type.
+
+    Parameters
+    ----------
+    kind
+        ``float`` (a number), ``vector`` (3 numbers), ``choice`` (one of ``choices``),
+        ``signal`` (a number or a signal mapping), ``points`` (list of ``[t, value]``),
+        ``callable`` (Python API only), ``node``/``body`` (a reference), ``any``.
+    units
+        CF units string (``"N m-1"``); ``"1"`` for dimensionless, ``""`` for references
+        and choices.
+    doc
+        One line for the documentation and the schema.
+    default
+        Value used when the key is absent; :data:`REQUIRED` if it must be given.
+    minimum
+        Smallest accepted value (inclusive) of a number, or None.
+    positive
+        Require numbers strictly greater than 0.
+    signal
+        For ``vector``: each component may also be a signal mapping.
+    choices
+        Accepted words for ``choice``.
+    """
+
+    kind: str
+    units: str
+    doc: str
+    default: Any = REQUIRED
+    minimum: float | None = None
+    positive: bool = False
+    signal: bool = False
+    choices: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown parameter kind {self.kind!r}; known: {', '.join(KINDS)}")
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+
+def did_you_mean(word: str, known: list[str] | tuple[str, ...]) -> str:
+    """A ``; did you mean 'x'?`` suffix for an unknown word, or ``""``."""
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def check_keys(given: Mapping[str, Any], known: list[str] | tuple[str, ...], path: str) -> None:
+    """Raise for the first key of ``given`` not in ``known``, with a suggestion."""
+    for key in given:
+        if key not in known:
+            raise ModelError(
+                f"unknown key {key!r}{did_you_mean(str(key), known)} "
+                f"(accepted: {', '.join(sorted(known)) or 'none'})",
+                f"{path}.{key}" if path else str(key),
+            )
+
+
+def as_float(value: Any, path: str, units: str = "", *, positive: bool = False,
+             minimum: float | None = None) -> float:
+    """Check and convert one number (not a bool, finite)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        unit = f" [{units}]" if units and units != "1" else ""
+        raise ModelError(f"expected a number{unit}, got {value!r}", path)
+    x = float(value)
+    if not math.isfinite(x):
+        raise ModelError(f"expected a finite number, got {value!r}", path)
+    if positive and x <= 0:
+        raise ModelError(f"must be > 0, got {x:g}", path)
+    if minimum is not None and x < minimum:
+        raise ModelError(f"must be >= {minimum:g}, got {x:g}", path)
+    return x
+
+
+def as_vector(value: Any, path: str, n: int = 3) -> np.ndarray:
+    """Check and convert a list of ``n`` finite numbers."""
+    if isinstance(value, str | bytes | Mapping) or not hasattr(value, "__len__"):
+        raise ModelError(f"expected a list of {n} numbers, got {value!r}", path)
+    if len(value) != n:
+        raise ModelError(f"expected {n} numbers, got {len(value)}", path)
+    return np.array([as_float(v, f"{path}[{i}]") for i, v in enumerate(value)])
+
+
+def is_signal_spec(value: Any) -> bool:
+    """True for a signal given in place of a number: a mapping with a ``type``."""
+    return isinstance(value, Mapping) and "type" in value
+
+
+def parse_params(
+    spec: Mapping[str, Param],
+    given: Mapping[str, Any],
+    path: str,
+    check_signal: Callable[[Any, str], Any] | None = None,
+) -> dict[str, Any]:
+    """Check ``given`` against ``spec`` and return every parameter's value.
+
+    Parameters
+    ----------
+    spec
+        The type's parameter declarations.
+    given
+        The values supplied (case-file mapping or keyword arguments).
+    path
+        Key path of ``given``, for error messages.
+    check_signal
+        Called as ``check_signal(mapping, path)`` on each signal mapping found; returns
+        the checked signal (raises :class:`ModelError` if it is not a valid signal).
+
+    Returns
+    -------
+    dict
+        One entry per declared parameter; vectors are float arrays (or lists holding
+        numbers and checked signals where signals are allowed).
+    """
+    check_keys(given, tuple(spec), path)
+    out: dict[str, Any] = {}
+    for name, p in spec.items():
+        where = f"{path}.{name}" if path else name
+        if name not in given or given[name] is None:
+            if p.required:
+                raise ModelError(f"missing required parameter ({p.doc})", where)
+            out[name] = p.default
+            continue
+        out[name] = _parse_one(p, given[name], where, check_signal)
+    return out
+
+
+def _parse_one(p: Param, value: Any, where: str, check_signal: Callable[[Any, str], Any] | None
+               ) -> Any:
+    if p.kind == "float":
+        return as_float(value, where, p.units, positive=p.positive, minimum=p.minimum)
+    if p.kind == "vector":
+        if not p.signal or not any(is_signal_spec(v) for v in _items(value)):
+            return as_vector(value, where)
+        if len(value) != 3:
+            raise ModelError(f"expected 3 components, got {len(value)}", where)
+        return [
+            _signal_or_number(v, f"{where}[{i}]", p, check_signal) for i, v in enumerate(value)
+        ]
+    if p.kind == "signal":
+        return _signal_or_number(value, where, p, check_signal)
+    if p.kind == "choice":
+        if value not in p.choices:
+            raise ModelError(
+                f"unknown value {value!r}{did_you_mean(str(value), p.choices)}; "
+                f"accepted: {', '.join(p.choices)}", where)
+        return value
+    if p.kind == "points":
+        if isinstance(value, str | Mapping) or not hasattr(value, "__len__") or len(value) < 1:
+            raise ModelError("expected a list of [time, value] pairs", where)
+        pts = np.array([as_vector(v, f"{where}[{i}]", 2) for i, v in enumerate(value)])
+        if np.any(np.diff(pts[:, 0]) <= 0):
+            raise ModelError("times must increase strictly", where)
+        return pts
+    if p.kind == "callable":
+        if not callable(value):
+            raise ModelError(f"expected a Python callable, got {value!r}", where)
+        return value
+    if p.kind in ("node", "body"):
+        if not isinstance(value, str) and not hasattr(value, "name"):
+            raise ModelError(f"expected a {p.kind} name, got {value!r}", where)
+        return value
+    return value
+
+
+def _items(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list | tuple) else []
+
+
+def _signal_or_number(value: Any, where: str, p: Param,
+                      check_signal: Callable[[Any, str], Any] | None) -> Any:
+    if is_signal_spec(value):
+        if check_signal is None:
+            raise ModelError("a signal is not accepted here", where)
+        return check_signal(value, where)
+    return as_float(value, where, p.units)

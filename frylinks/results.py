@@ -1,0 +1,109 @@
+"""Result variables: the one metadata table, sampling of states, and Dataset assembly.
+
+Sampling (what the step loop hands over every ``output.every`` steps) and writing
+(memory, netCDF) are separate: :class:`Sampler` turns a state into a dict of arrays,
+sinks store them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from .engine import Model, State, evaluate, force_outputs, link_outputs
+from .links import DOFS
+
+
+@dataclass(frozen=True)
+class Variable:
+    """Metadata of one result variable."""
+
+    dims: tuple[str, ...]
+    units: str
+    long_name: str
+
+
+#: Every variable the core writes (DESIGN §4). Plugins declare theirs beside their types.
+VARIABLES: dict[str, Variable] = {
+    "body_position": Variable(("time", "body", "xyz"), "m", "position of the body COG, world axes"),
+    "body_orientation": Variable(("time", "body", "quat"), "1",
+                                 "unit quaternion body axes to world axes"),
+    "body_velocity": Variable(("time", "body", "xyz"), "m s-1",
+                              "velocity of the body COG, world axes"),
+    "body_angular_velocity": Variable(("time", "body", "xyz"), "rad s-1",
+                                      "angular velocity of the body, world axes"),
+    "body_acceleration": Variable(("time", "body", "xyz"), "m s-2",
+                                  "acceleration of the body COG, world axes"),
+    "body_angular_acceleration": Variable(("time", "body", "xyz"), "rad s-2",
+                                          "angular acceleration of the body, world axes"),
+    "link_displacement": Variable(
+        ("time", "link", "dof"), "m or rad",
+        "slave node relative to master node, master-node axes (tx ty tz in m; rx ry rz in rad: "
+        "unwrapped angle of a single free rotation, otherwise the rotation vector)"),
+    "link_velocity": Variable(
+        ("time", "link", "dof"), "m s-1 or rad s-1",
+        "relative velocity and angular velocity of the slave node, master-node axes"),
+    "link_reaction_force": Variable(
+        ("time", "link", "xyz"), "N", "constraint force on the slave body, master-node axes"),
+    "link_reaction_torque": Variable(
+        ("time", "link", "xyz"), "N m",
+        "constraint torque on the slave body about the slave node, master-node axes"),
+    "link_spring_force": Variable(
+        ("time", "link", "dof"), "N or N m",
+        "link spring-damper generalised force on the free DOFs (on the slave body)"),
+    "link_power": Variable(("time", "link"), "W",
+                           "power absorbed by the link spring-damper (PTO power)"),
+    "force_force": Variable(("time", "force", "xyz"), "N",
+                            "force of the element on its first body, world axes"),
+    "force_torque": Variable(
+        ("time", "force", "xyz"), "N m",
+        "torque of the element on its first body about its attachment node, world axes"),
+}
+
+COORDS = {"xyz": ["x", "y", "z"], "quat": ["w", "x", "y", "z"], "dof": list(DOFS)}
+
+
+class Sampler:
+    """Turns a state into the values of every result variable."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+
+    def sample(self, s: State) -> dict[str, np.ndarray]:
+        """Values at state ``s``, keyed by variable name, without the time dimension."""
+        ev = evaluate(self.model, s)
+        out = {
+            "body_position": s.x.copy(),
+            "body_orientation": s.q / np.linalg.norm(s.q, axis=1, keepdims=True),
+            "body_velocity": s.v.copy(),
+            "body_angular_velocity": s.w.copy(),
+            "body_acceleration": ev.udot[:, :3].copy(),
+            "body_angular_acceleration": ev.udot[:, 3:].copy(),
+        }
+        out.update(link_outputs(self.model, ev))
+        out.update(force_outputs(self.model, ev))
+        return out
+
+
+def coordinates(model: Model) -> dict[str, Any]:
+    """Name coordinates of a model's results."""
+    return {"body": model.body_names, "link": model.link_names, "force": model.force_names,
+            **COORDS}
+
+
+def to_dataset(model: Model, times: list[float], samples: list[dict[str, np.ndarray]],
+               attrs: dict[str, Any]) -> xr.Dataset:
+    """An xarray Dataset of stacked samples, with CF attributes from :data:`VARIABLES`."""
+    data = {}
+    for name, var in VARIABLES.items():
+        values = np.array([s[name] for s in samples]) if samples else \
+            np.zeros((0, *[len(coordinates(model)[d]) for d in var.dims[1:]]))
+        data[name] = (var.dims, values, {"units": var.units, "long_name": var.long_name})
+    ds = xr.Dataset(data, coords={"time": ("time", np.asarray(times, dtype=float),
+                                           {"units": "s", "long_name": "time"}),
+                                  **coordinates(model)})
+    ds.attrs.update(attrs)
+    return ds

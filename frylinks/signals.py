@@ -1,0 +1,148 @@
+"""Signals: functions of time that drive links and force inputs, evaluated in blocks.
+
+A signal type is a class holding every instance of that type; ``evaluate(t, order)``
+returns the values (or time derivatives) of all of them at once. The engine gathers
+every signal a model uses into one :class:`SignalBank`, so a step costs one call per
+signal type, and gives each consumer a :class:`SignalArray` that mixes constants and
+signal slots.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .params import Param
+
+Array = np.ndarray
+
+
+class SignalType:
+    """Base class of signal types: one object holds all instances of the type.
+
+    Class attributes
+    ----------------
+    name : str
+        The case-file ``type``.
+    parameters : dict[str, Param]
+        Declared parameters of one instance.
+    description : str
+        One line for ``frylinks plugins`` and the docs.
+    """
+
+    name: ClassVar[str] = ""
+    parameters: ClassVar[dict[str, Param]] = {}
+    description: ClassVar[str] = ""
+
+    def __init__(self, instances: Sequence[Mapping[str, Any]]) -> None:
+        self.nb_signals = len(instances)
+
+    def evaluate(self, t: float, order: int = 0) -> Array:
+        """Values (order 0) or time derivatives (order 1, 2) of all instances at ``t``.
+
+        Returns
+        -------
+        ndarray, shape (nb_signals,)
+        """
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class SignalSpec:
+    """A checked signal use: its type name and parsed parameters."""
+
+    type: str
+    params: Mapping[str, Any]
+
+
+class SignalBank:
+    """Every signal of an assembled model, grouped by type.
+
+    Parameters
+    ----------
+    classes
+        Signal type name -> class, from the registry.
+    specs
+        The signals in slot order.
+    """
+
+    def __init__(self, classes: Mapping[str, type[SignalType]], specs: Sequence[SignalSpec]):
+        self.nb_slots = len(specs)
+        groups: dict[str, list[int]] = {}
+        for slot, spec in enumerate(specs):
+            groups.setdefault(spec.type, []).append(slot)
+        self._blocks = [
+            (classes[name](specs_params(specs, slots)), np.array(slots, dtype=int))
+            for name, slots in groups.items()
+        ]
+
+    def evaluate(self, t: float, order: int = 0) -> Array:
+        """Values of every slot at ``t``: shape ``(nb_slots,)``."""
+        out = np.zeros(self.nb_slots)
+        for block, slots in self._blocks:
+            out[slots] = block.evaluate(t, order)
+        return out
+
+
+def specs_params(specs: Sequence[SignalSpec], slots: list[int]) -> list[Mapping[str, Any]]:
+    return [specs[s].params for s in slots]
+
+
+class SignalArray:
+    """An array of inputs where any entry is a constant or a signal slot.
+
+    Built at assembly from parsed parameters; ``at(values)`` gives the array at the
+    current time from the bank's values, without a Python loop.
+
+    Parameters
+    ----------
+    entries
+        Nested list of floats and :class:`SignalSpec` (shape ``(n, ...)``).
+    specs
+        The model's list of signal specs; signals found here are appended to it.
+    """
+
+    def __init__(self, entries: Sequence[Any], specs: list[SignalSpec]) -> None:
+        flat, shape = _flatten(entries)
+        const = np.zeros(len(flat))
+        slot = np.full(len(flat), -1, dtype=int)
+        for i, e in enumerate(flat):
+            if isinstance(e, SignalSpec):
+                slot[i] = len(specs)
+                specs.append(e)
+            else:
+                const[i] = float(e)
+        self.shape = shape
+        self.const = const.reshape(shape)
+        self._slot = slot
+        self._has_signal = bool((slot >= 0).any())
+        self._where = np.nonzero(slot >= 0)[0]
+
+    @property
+    def constant(self) -> bool:
+        """True when no entry is a signal."""
+        return not self._has_signal
+
+    def at(self, values: Array) -> Array:
+        """The array at the time ``values`` (the bank's output) was evaluated for."""
+        if not self._has_signal:
+            return self.const
+        out = self.const.reshape(-1).copy()
+        out[self._where] = values[self._slot[self._where]]
+        return out.reshape(self.shape)
+
+
+def _flatten(entries: Any) -> tuple[list[Any], tuple[int, ...]]:
+    if isinstance(entries, SignalSpec) or np.isscalar(entries):
+        return [entries], ()
+    if isinstance(entries, np.ndarray):
+        return list(entries.reshape(-1)), entries.shape
+    items = [_flatten(e) for e in entries]
+    shapes = {s for _, s in items}
+    if len(shapes) > 1:
+        raise ValueError("ragged signal array")
+    inner = shapes.pop() if shapes else ()
+    return [x for f, _ in items for x in f], (len(items), *inner)

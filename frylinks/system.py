@@ -1,0 +1,497 @@
+"""The user's model: a System of bodies, nodes, links and forces (DESIGN §1, §3).
+
+This is the Python API of the case file, one call per key. Every input is checked
+here, so a mistake is reported where it was made, with its key path; the assembled
+arrays the engine works on are built later by :mod:`frylinks.assembly`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .errors import ModelError
+from .links import DOFS
+from .params import (
+    Param,
+    as_float,
+    as_vector,
+    check_keys,
+    did_you_mean,
+    parse_params,
+)
+from .registry import Registry
+from .rotations import axis_angle_to_quat, euler_to_quat, matrix_to_quat
+from .signals import SignalSpec
+
+if TYPE_CHECKING:
+    import xarray as xr
+
+GROUND_NAMES = ("ground", "world")
+NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
+
+
+def parse_orientation(value: Any, path: str) -> np.ndarray:
+    """Unit quaternion [w, x, y, z] from any accepted orientation form.
+
+    Accepted: None (identity); ``{quaternion: [w, x, y, z]}``; ``{euler_deg: [a, b, c],
+    sequence: xyz}`` (lower case intrinsic, upper case extrinsic); ``{axis: [...],
+    angle_deg: a}``; and in Python also a 4-sequence quaternion or a 3x3 matrix.
+    """
+    if value is None:
+        return np.array([1.0, 0.0, 0.0, 0.0])
+    if isinstance(value, Mapping):
+        forms = ("quaternion", "euler_deg", "axis")
+        given = [k for k in forms if k in value]
+        if len(given) != 1:
+            raise ModelError(
+                "give exactly one of {quaternion: [w, x, y, z]}, "
+                "{euler_deg: [a, b, c], sequence: xyz} or {axis: [x, y, z], angle_deg: a}", path)
+        form = given[0]
+        if form == "quaternion":
+            check_keys(value, ("quaternion",), path)
+            q = as_vector(value["quaternion"], f"{path}.quaternion", 4)
+            norm = np.linalg.norm(q)
+            if norm < 1e-12:
+                raise ModelError("quaternion must not be zero", f"{path}.quaternion")
+            return q / norm
+        if form == "euler_deg":
+            check_keys(value, ("euler_deg", "sequence"), path)
+            seq = value.get("sequence", "xyz")
+            if not (isinstance(seq, str) and len(seq) == 3
+                    and all(c in "xyz" for c in seq.lower())
+                    and (seq.islower() or seq.isupper())):
+                raise ModelError(
+                    f"sequence {seq!r}: expected three axis letters, lower case for intrinsic "
+                    "(rotating) axes as 'xyz' or 'zyx', upper case for extrinsic as 'XYZ'",
+                    f"{path}.sequence")
+            angles = as_vector(value["euler_deg"], f"{path}.euler_deg")
+            return euler_to_quat(np.radians(angles), seq)
+        check_keys(value, ("axis", "angle_deg"), path)
+        axis = unit_vector(value["axis"], f"{path}.axis")
+        angle = as_float(value.get("angle_deg", 0.0), f"{path}.angle_deg", "degree")
+        return axis_angle_to_quat(axis, np.radians(angle))
+    arr = np.asarray(value, dtype=float) if not isinstance(value, str) else None
+    if arr is not None and arr.shape == (4,) and np.isfinite(arr).all() and np.linalg.norm(arr):
+        return arr / np.linalg.norm(arr)
+    if arr is not None and arr.shape == (3, 3):
+        if not np.allclose(arr @ arr.T, np.eye(3), atol=1e-9) or np.linalg.det(arr) < 0:
+            raise ModelError("a rotation matrix must be orthonormal and right-handed", path)
+        return matrix_to_quat(arr)
+    raise ModelError(f"unknown orientation {value!r}", path)
+
+
+def unit_vector(value: Any, path: str) -> np.ndarray:
+    """A 3-vector normalised to unit length; zero vectors are refused."""
+    v = as_vector(value, path)
+    n = np.linalg.norm(v)
+    if n < 1e-12:
+        raise ModelError("an axis must not be the zero vector", path)
+    return v / n
+
+
+def parse_inertia(value: Any, path: str) -> np.ndarray:
+    """3x3 inertia tensor about the COG from 3 principal values, 6 values or a 3x3 matrix.
+
+    Six values are ``Ixx Iyy Izz Ixy Ixz Iyz``, the tensor's components (so the
+    off-diagonal entries of the matrix are ``Ixy`` etc., not their negatives).
+    """
+    arr = None
+    if not isinstance(value, str | Mapping):
+        try:
+            arr = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            arr = None
+    if arr is None or arr.shape not in ((3,), (6,), (3, 3)) or not np.isfinite(arr).all():
+        raise ModelError("expected 3 principal values [kg m2], 6 values "
+                         "[Ixx, Iyy, Izz, Ixy, Ixz, Iyz] or a 3x3 matrix", path)
+    if arr.shape == (3,):
+        m = np.diag(arr)
+    elif arr.shape == (6,):
+        xx, yy, zz, xy, xz, yz = arr
+        m = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+    else:
+        m = arr
+        if not np.allclose(m, m.T, rtol=1e-10, atol=1e-12 * np.abs(m).max()):
+            raise ModelError("inertia matrix must be symmetric", path)
+    eig = np.linalg.eigvalsh(m)
+    if eig.min() <= 0:
+        raise ModelError(f"inertia must be positive definite (eigenvalues {eig})", path)
+    return m
+
+
+@dataclass
+class Node:
+    """A frame fixed on a body: ``position`` relative to the COG and ``orientation``
+    (quaternion node axes -> body axes), both in body axes."""
+
+    name: str
+    body: Body
+    position: np.ndarray
+    orientation: np.ndarray
+
+    @property
+    def path(self) -> str:
+        return f"{self.body.name}.{self.name}"
+
+
+@dataclass
+class Body:
+    """A rigid body; :attr:`is_ground` for the fixed ``ground``."""
+
+    name: str
+    mass: float = 0.0
+    inertia: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))
+    position: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    orientation: np.ndarray = field(default_factory=lambda: np.array([1.0, 0, 0, 0]))
+    velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    angular_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    nodes: dict[str, Node] = field(default_factory=dict)
+    is_ground: bool = False
+
+    def add_node(self, name: str, position: Any = (0.0, 0.0, 0.0), orientation: Any = None,
+                 ) -> Node:
+        """Add a frame fixed on this body.
+
+        Parameters
+        ----------
+        name
+            Node name, unique on this body.
+        position
+            Node origin relative to the COG, body axes [m] (ground: world position).
+        orientation
+            Node axes relative to body axes (any form of :func:`parse_orientation`).
+        """
+        path = f"{'ground' if self.is_ground else 'bodies.' + self.name}.nodes.{name}"
+        _check_name(name, path)
+        if name in self.nodes:
+            raise ModelError(f"node '{name}' is defined twice on '{self.name}'", path)
+        node = Node(name, self, as_vector(position, f"{path}.position"),
+                    parse_orientation(orientation, f"{path}.orientation"))
+        self.nodes[name] = node
+        return node
+
+    @property
+    def cog(self) -> Node:
+        """The frame at the COG with body axes."""
+        return Node("", self, np.zeros(3), np.array([1.0, 0.0, 0.0, 0.0]))
+
+
+@dataclass
+class LinkDef:
+    """A link as given: type name, master and slave nodes, parsed parameters."""
+
+    name: str
+    type: str
+    master: Node
+    slave: Node
+    params: dict[str, Any]
+    stiffness: np.ndarray
+    damping: np.ndarray
+    rest: np.ndarray
+    has_spring: bool
+
+
+@dataclass
+class ForceDef:
+    """A force element as given: type name and parsed parameters (references resolved)."""
+
+    name: str
+    type: str
+    params: dict[str, Any]
+    nodes: list[Node]
+
+
+def _check_name(name: Any, path: str) -> None:
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise ModelError(f"invalid name {name!r}: use letters, digits, '_' or '-', "
+                         "starting with a letter (no dots)", path)
+
+
+class System:
+    """A multibody system: gravity, bodies, links and forces.
+
+    Parameters
+    ----------
+    gravity
+        Gravity acceleration in world axes [m s-2].
+    name
+        Case name (the results' ``title``).
+    registry
+        Plugin registry; a fresh one loading every installed plugin by default.
+    """
+
+    def __init__(self, gravity: Any = (0.0, 0.0, -9.81), name: str = "frylinks",
+                 registry: Registry | None = None) -> None:
+        self.gravity = as_vector(gravity, "gravity")
+        self.name = name
+        self.description = ""
+        self.case_text = ""
+        self.registry = registry if registry is not None else Registry()
+        self.ground = Body("ground", is_ground=True)
+        self.bodies: dict[str, Body] = {}
+        self.links: dict[str, LinkDef] = {}
+        self.forces: dict[str, ForceDef] = {}
+
+    # pickling: the plugin manager holds modules; rebuild the registry on the other side
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["registry"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.registry = Registry()
+
+    def add_body(self, name: str, mass: float, inertia: Any, position: Any = (0.0, 0.0, 0.0),
+                 orientation: Any = None, velocity: Any = (0.0, 0.0, 0.0),
+                 angular_velocity: Any = (0.0, 0.0, 0.0)) -> Body:
+        """Add a rigid body.
+
+        Parameters
+        ----------
+        name
+            Unique body name (not ``ground`` or ``world``).
+        mass
+            Mass [kg], > 0.
+        inertia
+            About the COG in body axes [kg m2]: 3 principal values, 6 values
+            ``Ixx Iyy Izz Ixy Ixz Iyz`` or a 3x3 symmetric positive definite matrix.
+        position
+            COG in world [m].
+        orientation
+            Body axes -> world (see :func:`parse_orientation`).
+        velocity, angular_velocity
+            Initial COG velocity [m s-1] and angular velocity [rad s-1], world axes.
+        """
+        path = f"bodies.{name}"
+        _check_name(name, path)
+        if name in GROUND_NAMES:
+            raise ModelError(f"'{name}' is the fixed ground; choose another body name", path)
+        if name in self.bodies:
+            raise ModelError(f"body '{name}' is defined twice", path)
+        body = Body(
+            name,
+            mass=as_float(mass, f"{path}.mass", "kg", positive=True),
+            inertia=parse_inertia(inertia, f"{path}.inertia"),
+            position=as_vector(position, f"{path}.position"),
+            orientation=parse_orientation(orientation, f"{path}.orientation"),
+            velocity=as_vector(velocity, f"{path}.velocity"),
+            angular_velocity=as_vector(angular_velocity, f"{path}.angular_velocity"),
+        )
+        self.bodies[name] = body
+        return body
+
+    def body(self, name: str, path: str = "") -> Body:
+        """The body called ``name`` (``ground``/``world`` for the ground)."""
+        if name in GROUND_NAMES:
+            return self.ground
+        if name not in self.bodies:
+            known = ["ground", *self.bodies]
+            raise ModelError(f"unknown body '{name}'{did_you_mean(name, known)} "
+                             f"(bodies: {', '.join(known)})", path)
+        return self.bodies[name]
+
+    def node(self, ref: Any, path: str = "") -> Node:
+        """Resolve a node reference: ``body.node``, a bare body name (its COG frame), or
+        a :class:`Node` / :class:`Body` object."""
+        if isinstance(ref, Node):
+            return ref
+        if isinstance(ref, Body):
+            return ref.cog
+        if not isinstance(ref, str):
+            raise ModelError(f"expected a node reference 'body.node' or 'body', got {ref!r}",
+                             path)
+        body_name, _, node_name = ref.partition(".")
+        body = self.body(body_name, path)
+        if not node_name:
+            if body.is_ground:
+                return body.cog
+            return body.cog
+        if node_name not in body.nodes:
+            known = list(body.nodes)
+            raise ModelError(
+                f"unknown node '{node_name}' on '{body_name}'{did_you_mean(node_name, known)} "
+                f"(nodes: {', '.join(known) or 'none'})", path)
+        return body.nodes[node_name]
+
+    def _check_signal(self, value: Any, path: str) -> SignalSpec:
+        if isinstance(value, SignalSpec):
+            return value
+        kind = value.get("type")
+        info = self.registry.get("signal", kind) if isinstance(kind, str) else None
+        if info is None:
+            names = self.registry.names("signal")
+            raise ModelError(f"unknown signal type {kind!r}{did_you_mean(str(kind), names)}; "
+                             f"known: {', '.join(names)}", f"{path}.type")
+        given = {k: v for k, v in value.items() if k != "type"}
+        params = parse_params(info.cls.parameters, given, path)
+        return SignalSpec(kind, params)
+
+    def add_link(self, name: str, type: str, master: Any, slave: Any,
+                 spring_damper: Any = None, **params: Any) -> LinkDef:
+        """Add a link restraining ``slave`` relative to ``master``.
+
+        Parameters
+        ----------
+        name
+            Unique link name.
+        type
+            A registered link type (``frylinks plugins`` lists them).
+        master, slave
+            Node references (``body.node``, a body name, or objects).
+        spring_damper
+            ``{stiffness, damping, rest}`` for one free DOF; keyed by DOF name or
+            matrices over the free DOFs for several (DESIGN §3).
+        **params
+            The type's own parameters (``pitch`` for a screw).
+        """
+        path = f"links.{name}"
+        _check_name(name, path)
+        if name in self.links:
+            raise ModelError(f"link '{name}' is defined twice", path)
+        info = self.registry.get("link", type) if isinstance(type, str) else None
+        if info is None:
+            names = self.registry.names("link")
+            raise ModelError(f"unknown link type {type!r}{did_you_mean(str(type), names)}; "
+                             f"known: {', '.join(names)}", f"{path}.type")
+        m = self.node(master, f"{path}.master")
+        s = self.node(slave, f"{path}.slave")
+        if m.body is s.body:
+            raise ModelError(f"master and slave are both on '{m.body.name}'; a link joins two "
+                             "distinct bodies", path)
+        parsed = parse_params(info.cls.parameters, params, path, self._check_signal)
+        free = info.cls.free_dofs
+        k, b, r0, has = parse_spring_damper(spring_damper, free, f"{path}.spring_damper")
+        link = LinkDef(name, type, m, s, parsed, k, b, r0, has)
+        self.links[name] = link
+        return link
+
+    def add_force(self, name: str, type: str, **params: Any) -> ForceDef:
+        """Add a force element of a registered type with its parameters."""
+        path = f"forces.{name}"
+        _check_name(name, path)
+        if name in self.forces:
+            raise ModelError(f"force '{name}' is defined twice", path)
+        info = self.registry.get("force", type) if isinstance(type, str) else None
+        if info is None:
+            names = self.registry.names("force")
+            raise ModelError(f"unknown force type {type!r}{did_you_mean(str(type), names)}; "
+                             f"known: {', '.join(names)}", f"{path}.type")
+        parsed = parse_params(info.cls.parameters, params, path, self._check_signal)
+        nodes = []
+        for att in info.cls.attachments:
+            ref = parsed[att]
+            kind = info.cls.parameters[att].kind
+            if kind == "body":
+                node = self.body(ref, f"{path}.{att}").cog if isinstance(ref, str) \
+                    else self.node(ref, f"{path}.{att}")
+            else:
+                node = self.node(ref, f"{path}.{att}")
+            nodes.append(node)
+        if len(nodes) == 2 and nodes[0].body is nodes[1].body:
+            raise ModelError(f"both ends are on '{nodes[0].body.name}'; a force between two "
+                             "nodes joins two distinct bodies", path)
+        force = ForceDef(name, type, parsed, nodes)
+        self.forces[name] = force
+        return force
+
+    def run(self, t_end: float, dt: float, integrator: str = "rk4", every: int = 1,
+            rtol: float = 1e-9, atol: float = 1e-12, output: Any = None,
+            progress: bool = False) -> xr.Dataset:
+        """Integrate from the initial state to ``t_end`` and return the results.
+
+        Parameters
+        ----------
+        t_end
+            End time [s].
+        dt
+            Step [s] (``rk4``), or the output interval of the adaptive ``dop853``.
+        integrator
+            ``rk4`` (fixed step) or ``dop853`` (adaptive, ``rtol``/``atol``).
+        every
+            Keep one sample every ``every`` steps.
+        output
+            A netCDF path: results are streamed there while the run goes.
+        progress
+            Show a progress bar (rate and ETA) on a terminal.
+
+        Returns
+        -------
+        xarray.Dataset
+            Variables of DESIGN §4.
+        """
+        from .run import run_system
+
+        return run_system(self, t_end=t_end, dt=dt, integrator=integrator, every=every,
+                          rtol=rtol, atol=atol, output=output, progress=progress)
+
+
+SPRING_KEYS = ("stiffness", "damping", "rest")
+
+
+def parse_spring_damper(value: Any, free: tuple[str, ...], path: str
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """Stiffness, damping matrices ``(nf, nf)`` and rest ``(nf,)`` of a link spring-damper.
+
+    Accepted: ``{stiffness, damping, rest}`` with scalars (one free DOF, or the same on
+    each), lists of ``nf`` values (diagonal) or ``nf x nf`` matrices; or a mapping keyed
+    by free-DOF name, each ``{stiffness, damping, rest}`` with scalars.
+    """
+    nf = len(free)
+    zeros = (np.zeros((nf, nf)), np.zeros((nf, nf)), np.zeros(nf), False)
+    if value is None:
+        return zeros
+    if not isinstance(value, Mapping):
+        raise ModelError("expected a mapping {stiffness, damping, rest}", path)
+    if nf == 0:
+        raise ModelError("this link type has no free DOF to carry a spring-damper", path)
+    if any(k in DOFS for k in value):
+        check_keys(value, free, path)
+        k = np.zeros((nf, nf))
+        b = np.zeros((nf, nf))
+        r = np.zeros(nf)
+        for dof, sub in value.items():
+            where = f"{path}.{dof}"
+            if not isinstance(sub, Mapping):
+                raise ModelError("expected a mapping {stiffness, damping, rest}", where)
+            check_keys(sub, SPRING_KEYS, where)
+            i = free.index(dof)
+            k[i, i] = as_float(sub.get("stiffness", 0.0), f"{where}.stiffness")
+            b[i, i] = as_float(sub.get("damping", 0.0), f"{where}.damping")
+            r[i] = as_float(sub.get("rest", 0.0), f"{where}.rest")
+        return k, b, r, True
+    check_keys(value, SPRING_KEYS, path)
+    k = _matrix(value.get("stiffness", 0.0), nf, f"{path}.stiffness")
+    b = _matrix(value.get("damping", 0.0), nf, f"{path}.damping")
+    rest = value.get("rest", 0.0)
+    if nf == 1 or isinstance(rest, int | float):
+        r = np.full(nf, as_float(rest, f"{path}.rest"))
+    else:
+        r = as_vector(rest, f"{path}.rest", nf)
+    return k, b, r, True
+
+
+def _matrix(value: Any, nf: int, path: str) -> np.ndarray:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return np.eye(nf) * as_float(value, path)
+    arr = None
+    if not isinstance(value, str | Mapping):
+        try:
+            arr = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            arr = None
+    if arr is not None and np.isfinite(arr).all():
+        if arr.shape == (nf,):
+            return np.diag(arr)
+        if arr.shape == (nf, nf):
+            return arr
+    raise ModelError(f"expected a number, {nf} numbers (diagonal) or a {nf}x{nf} matrix over "
+                     "the free DOFs", path)
+
+
+__all__ = ["Body", "ForceDef", "LinkDef", "Node", "Param", "System"]

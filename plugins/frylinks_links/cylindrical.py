@@ -1,0 +1,13 @@
+"""The ``cylindrical`` link: translation along and rotation about the master node's z axis."""
+
+from __future__ import annotations
+
+from frylinks.links import AxisLink
+
+
+class CylindricalLink(AxisLink):
+    """Translation along and rotation about the master node's z axis."""
+
+    name = "cylindrical"
+    free_dofs = ("tz", "rz")
+    description = "translation along and rotation about the master node's z axis"

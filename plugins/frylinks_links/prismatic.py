@@ -1,0 +1,13 @@
+"""The ``prismatic`` link: translation along the master node's z axis only."""
+
+from __future__ import annotations
+
+from frylinks.links import AxisLink
+
+
+class PrismaticLink(AxisLink):
+    """Translation along the master node's z axis only."""
+
+    name = "prismatic"
+    free_dofs = ("tz",)
+    description = "translation along the master node's z axis only"

@@ -1,0 +1,30 @@
+"""The ``screw`` link: rotation about the master node's z axis with a coupled translation."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from frylinks.links import AxisLink
+from frylinks.params import Param
+
+
+class ScrewLink(AxisLink):
+    """Rotation about the master z axis; translation ``tz = pitch * rz / (2 pi)``.
+
+    The one free DOF is the unwrapped angle ``rz``; a spring-damper on it acts as a
+    torque (its force along z follows through the coupling).
+    """
+
+    name = "screw"
+    free_dofs = ("rz",)
+    parameters = {"pitch": Param("float", "m", "advance along z per turn (m per turn)")}
+    description = "rotation about the master node's z axis with tz = pitch * rz / (2 pi)"
+
+    def __init__(self, instances):  # type: ignore[no-untyped-def]
+        self._pitch = np.array([p["pitch"] for p in instances], dtype=float)
+        super().__init__(instances)
+
+    def coupling(self) -> np.ndarray:
+        c = np.zeros((len(self._pitch), 3))
+        c[:, 2] = self._pitch / (2.0 * np.pi)
+        return c

@@ -1,0 +1,12 @@
+"""Built-in signal types, registered like any third-party plugin."""
+
+from __future__ import annotations
+
+from frylinks import hookimpl
+
+from .basic import Constant, LinearSpline, Ramp, Sine
+
+
+@hookimpl
+def frylinks_signal_types() -> list[type]:
+    return [Constant, Sine, Ramp, LinearSpline]
