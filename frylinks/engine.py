@@ -253,16 +253,21 @@ def _link_ctx(model: Model, s: State) -> LinkContext:
     return LinkContext(s.t, values, s.angle_ref)
 
 
-def _constraints(model: Model, b: BodyStates, ctx: LinkContext, full_rel: bool
+def _constraints(model: Model, b: BodyStates, ctx: LinkContext, angle_out: Array | None = None
                  ) -> tuple[list[Relative], Array, Array, Array, Array]:
     """Per-block kinematics and the stacked values of G, residual, velocity and
-    acceleration right-hand sides (``c`` of the module doc)."""
+    acceleration right-hand sides (``c`` of the module doc). With ``angle_out``, the
+    unwrapped angles of single-rotation links are stored there too."""
     rels: list[Relative] = []
     vals, res, vel, acc = [], [], [], []
     for blk in model.link_blocks:
         rel = relative(b, blk.master, blk.slave)
         rels.append(rel)
         sub = LinkContext(ctx.t, ctx.signals, ctx.angle_ref[blk.index])
+        if angle_out is not None:
+            angle = blk.kind.unwrap_angle(rel, sub)
+            if angle is not None:
+                angle_out[blk.index] = angle
         cons = blk.kind.constraints(rel, sub)
         g = np.einsum("nci,nij->ncj", cons.rows, rel.J)
         vals.append(g.reshape(-1)[blk.value_mask])
@@ -295,7 +300,7 @@ def evaluate(model: Model, s: State) -> Evaluation:
     nb = model.nb_bodies
     b = body_states(model, s)
     ctx = _link_ctx(model, s)
-    rels, vals, _res, _vel, acc = _constraints(model, b, ctx, True)
+    rels, vals, _res, _vel, acc = _constraints(model, b, ctx)
     Iw, Minv = _mass_inverse(model, b)
 
     f = np.zeros((nb + 1, 6))
@@ -350,19 +355,22 @@ def project(model: Model, s: State, iterations: int = 4) -> float:
     """Put ``s`` back on the position and velocity constraints (in place).
 
     Mass-weighted least-change Newton steps on the position residual, then one exact
-    projection of the velocities; quaternions are renormalised. Returns the largest
-    position residual left.
+    projection of the velocities; quaternions are renormalised and the unwrapping
+    references of single-rotation links updated (a reference needs only be within pi
+    of the angle, so the pre-correction angle serves). Returns the largest position
+    residual before the last correction.
     """
     s.q /= np.linalg.norm(s.q, axis=1, keepdims=True)
     if not model.nb_rows:
+        update_angle_refs(model, s)
         return 0.0
     tol = 1e-14 * model.length_scale
     worst = np.inf
     Minv = np.zeros(0)
-    for _ in range(iterations):
+    for it in range(iterations):
         b = body_states(model, s)
         ctx = _link_ctx(model, s)
-        _, vals, res, vel, _ = _constraints(model, b, ctx, False)
+        _, vals, res, vel, _ = _constraints(model, b, ctx, s.angle_ref if it == 0 else None)
         worst = float(np.max(np.abs(res))) if len(res) else 0.0
         if not np.isfinite(worst):
             raise SimulationError("non-finite constraint residual")

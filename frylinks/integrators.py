@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import numpy as np
 from scipy.integrate import DOP853
 
-from .engine import Model, State, derivative, project, update_angle_refs
+from .engine import Model, State, derivative, project
 from .errors import SimulationError
 
 INTEGRATORS = ("rk4", "dop853")
@@ -38,7 +38,6 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1
     """Fixed-step RK4; yields ``state`` (updated in place) at t0 and every ``every`` steps."""
     s = state
     project(model, s)
-    update_angle_refs(model, s)
     yield s
     n = nb_steps(t_end - s.t, dt)
     t0 = s.t
@@ -51,9 +50,8 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1
         k4, _ = derivative(model, s.unpacked(y + dt * k3, t + dt))
         new = s.unpacked(y + (dt / 6.0) * (k1 + 2 * k2 + 2 * k3 + k4), t0 + k * dt)
         _check(new)
-        project(model, new)
+        project(model, new)  # also advances new.angle_ref, shared with s
         s.t, s.x, s.q, s.v, s.w = new.t, new.x, new.q, new.v, new.w
-        update_angle_refs(model, s)
         if k % every == 0:
             yield s
 
@@ -63,7 +61,6 @@ def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,
     """Adaptive DOP853 with projection; yields at t0 and every ``every * dt``."""
     s = state
     project(model, s)
-    update_angle_refs(model, s)
     yield s
     n_out = nb_steps(t_end - s.t, dt * every)
     t0 = s.t
@@ -83,13 +80,11 @@ def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,
             sample = s.unpacked(dense(out_times[i]), float(out_times[i])).copy()
             _check(sample)
             project(model, sample)
-            update_angle_refs(model, sample)
             yield sample
             i += 1
         stepped = s.unpacked(solver.y.copy(), solver.t).copy()
         _check(stepped)
         project(model, stepped)
-        update_angle_refs(model, stepped)
         s.t, s.x, s.q, s.v, s.w = (stepped.t, stepped.x, stepped.q, stepped.v, stepped.w)
         s.angle_ref[:] = stepped.angle_ref
         # restart the FSAL stage from the projected state
