@@ -181,11 +181,11 @@ def assemble(system: System) -> Model:
     for type_name, members in fby_type.items():
         info = registry.get("force", type_name)
         assert info is not None
-        ds = [fdefs[i] for i in members]
-        kind = info.cls([d.params for d in ds], specs)
-        atts = [_node_set([d.nodes[k] for d in ds], index, ground)
+        fds = [fdefs[i] for i in members]
+        fkind = info.cls([d.params for d in fds], specs)
+        atts = [_node_set([d.nodes[k] for d in fds], index, ground)
                 for k in range(len(info.cls.attachments))]
-        force_blocks.append(ForceBlock(kind, [d.name for d in ds],
+        force_blocks.append(ForceBlock(fkind, [d.name for d in fds],
                                        np.array(members, dtype=int), atts))
 
     signal_classes = {i.name: i.cls for i in registry.types["signal"].values()}
@@ -428,7 +428,7 @@ def link_outputs(model: Model, ev: Evaluation) -> dict[str, Array]:
         out["link_reaction_force"][i] = mu[:, :3]
         out["link_reaction_torque"][i] = mu[:, 3:]
         if Q is not None:
-            free = [DOFS.index(d) for d in blk.kind.free_dofs]
+            free = np.array([DOFS.index(d) for d in blk.kind.free_dofs])
             out["link_spring_force"][np.ix_(i, free)] = Q
             _, gvel = blk.kind.coordinates(rel, sub)
             out["link_power"][i] = -np.sum(Q * gvel, axis=1)

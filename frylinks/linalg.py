@@ -17,6 +17,8 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
+from typing import Any
+
 from .errors import SimulationError
 
 Array = np.ndarray
@@ -44,9 +46,9 @@ class ConstraintSolver:
         self.rows = rows
         self.cols = cols
         self.dense = nb_rows <= DENSE_LIMIT
-        self._G: Array | sp.csr_matrix = np.zeros((0, 0))
+        self._G: Any = np.zeros((0, 0))
         self._Minv = np.zeros((nb_bodies, 6, 6))
-        self._lu: object = None
+        self._lu: Any = None
         if not self.dense and nb_rows:
             # csr structure built once; only the data changes per evaluation
             order = np.lexsort((cols, rows))
@@ -77,15 +79,15 @@ class ConstraintSolver:
             except LinAlgError as exc:
                 raise SimulationError(f"constraint system is singular: {exc}") from exc
         else:
-            G = sp.csr_matrix((values[self._order], self._indices, self._indptr),
+            Gs = sp.csr_matrix((values[self._order], self._indices, self._indptr),
                               shape=(self.nb_rows, 6 * self.nb_bodies))
-            self._G = G
+            self._G = Gs
             Mb = sp.bsr_matrix((Minv, self._minv_indices, self._minv_indptr),
                                shape=(6 * self.nb_bodies, 6 * self.nb_bodies))
-            A = (G @ Mb @ G.T).tocsc()
-            A = A + sp.diags(EPS * A.diagonal() + 1e-300)
+            As: Any = (Gs @ Mb @ Gs.T).tocsc()
+            As = As + sp.diags(EPS * As.diagonal() + 1e-300)
             try:
-                self._lu = spla.splu(A.tocsc(), permc_spec="MMD_AT_PLUS_A")
+                self._lu = spla.splu(As.tocsc(), permc_spec="MMD_AT_PLUS_A")
             except RuntimeError as exc:
                 raise SimulationError(f"constraint system is singular: {exc}") from exc
 
@@ -105,7 +107,7 @@ class ConstraintSolver:
             return np.zeros(0)
         if self.dense:
             return np.asarray(cho_solve(self._lu, rhs, check_finite=False))
-        return np.asarray(self._lu.solve(rhs))  # type: ignore[attr-defined]
+        return np.asarray(self._lu.solve(rhs))
 
     def G_T(self, lam: Array) -> Array:
         """``G^T lam`` as ``(nb, 6)``."""

@@ -38,7 +38,7 @@ class TypeInfo:
 
     kind: str
     name: str
-    cls: type
+    cls: type[Any]
     plugin: str
     distribution: str
     version: str
@@ -113,7 +113,7 @@ class Registry:
 
 def _entry_points() -> list[tuple[md.EntryPoint, md.Distribution | None]]:
     seen: set[tuple[str, str, str]] = set()
-    out = []
+    out: list[tuple[md.EntryPoint, md.Distribution | None]] = []
     for dist in md.distributions():
         for ep in dist.entry_points:
             if ep.group != hookspecs.NAME:
