@@ -12,12 +12,12 @@ by a relative ``eps`` and shares the reaction equally between redundant rows.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
-
-from typing import Any
 
 from .errors import SimulationError
 
