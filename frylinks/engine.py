@@ -35,6 +35,11 @@ from .system import Node, System
 Array = np.ndarray
 
 
+#: A step that leaves a constraint residual above this fraction of the model's size
+#: (largest coordinate, at least 1 m) has diverged.
+DIVERGED = 1e-2
+
+
 @dataclass
 class State:
     """The whole dynamic state as plain arrays (enough to resume a run).
@@ -123,7 +128,7 @@ class Model:
     nb_rows: int
     initial: State
     length_scale: float = 1.0
-    link_order: Array = field(default_factory=lambda: np.zeros(0, dtype=int))
+    row_link: Array = field(default_factory=lambda: np.zeros(0, dtype=int))
 
     @property
     def nb_bodies(self) -> int:
@@ -205,9 +210,12 @@ def assemble(system: System) -> Model:
     positions = [b.position for b in bodies] + [n.position for b in bodies
                                                  for n in b.nodes.values()]
     scale = max(1.0, float(np.max(np.abs(positions))))
+    row_link = np.concatenate(
+        [np.repeat(blk.index, blk.kind.nb_constraints) for blk in link_blocks]
+    ) if link_blocks else np.zeros(0, dtype=int)
     model = Model(names, link_names, list(system.forces), np.array([b.mass for b in bodies]),
                   inertia, np.linalg.inv(inertia), system.gravity.copy(), link_blocks,
-                  force_blocks, bank, solver, row, initial, scale)
+                  force_blocks, bank, solver, row, initial, scale, row_link)
     return model
 
 
@@ -351,7 +359,7 @@ def derivative(model: Model, s: State) -> tuple[Array, Evaluation]:
                            ev.udot[:, 3:].ravel()]), ev
 
 
-def project(model: Model, s: State, iterations: int = 4) -> float:
+def project(model: Model, s: State, iterations: int = 4, initial: bool = False) -> float:
     """Put ``s`` back on the position and velocity constraints (in place).
 
     Mass-weighted least-change Newton steps on the position residual, then one exact
@@ -359,38 +367,56 @@ def project(model: Model, s: State, iterations: int = 4) -> float:
     references of single-rotation links updated (a reference needs only be within pi
     of the angle, so the pre-correction angle serves). Returns the largest position
     residual before the last correction.
+
+    With ``initial``, the state is a user's initial guess: it may start far from the
+    constraints (nodes given roughly), so more Newton steps are allowed and no
+    divergence is declared.
     """
     s.q /= np.linalg.norm(s.q, axis=1, keepdims=True)
     if not model.nb_rows:
         update_angle_refs(model, s)
         return 0.0
     tol = 1e-14 * model.length_scale
+    limit = 50 if initial else iterations
     worst = np.inf
-    Minv = np.zeros(0)
-    for it in range(iterations):
+    it = 0
+    while True:
         b = body_states(model, s)
         ctx = _link_ctx(model, s)
         _, vals, res, vel, _ = _constraints(model, b, ctx, s.angle_ref if it == 0 else None)
         worst = float(np.max(np.abs(res))) if len(res) else 0.0
-        if not np.isfinite(worst):
-            raise SimulationError("non-finite constraint residual")
+        if not (worst <= DIVERGED * model.length_scale or (initial and np.isfinite(worst))):
+            raise SimulationError(
+                f"constraint violation {worst:.3g} after a step (worst link "
+                f"'{_worst_link(model, res)}'); the step is too large for this model "
+                "(reduce dt)")
         _, Minv = _mass_inverse(model, b)
         model.solver.factor(vals, Minv)
-        if worst <= tol:
+        if worst <= tol or it == limit:
             break
         du = model.solver.correction(res)
         s.x += du[:, :3]
         s.q[:] = quat_multiply(rotvec_to_quat(du[:, 3:]), s.q)
         s.q /= np.linalg.norm(s.q, axis=1, keepdims=True)
-        if worst < 1e-7 * model.length_scale:
+        it += 1
+        if worst < 1e-7 * model.length_scale and not initial:
             # Newton converges quadratically: from here one step reaches round-off, and
             # G at the old positions differs by O(worst) only (for the velocity step)
             break
+    if initial and worst > 1e-9 * model.length_scale:
+        raise SimulationError(
+            f"the initial positions cannot be assembled: link '{_worst_link(model, res)}' "
+            f"stays violated by {worst:.3g} (m or rad); check its nodes and the bodies' "
+            "positions and orientations")
     u = np.concatenate([s.v, s.w], axis=1)
     du = model.solver.correction(model.solver.G_dot(u) - vel)
     s.v += du[:, :3]
     s.w += du[:, 3:]
     return worst
+
+
+def _worst_link(model: Model, res: Array) -> str:
+    return model.link_names[model.row_link[int(np.nanargmax(np.abs(res)))]]
 
 
 def update_angle_refs(model: Model, s: State) -> None:

@@ -37,7 +37,7 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1
         ) -> Iterator[State]:
     """Fixed-step RK4; yields ``state`` (updated in place) at t0 and every ``every`` steps."""
     s = state
-    project(model, s)
+    project(model, s, initial=True)
     yield s
     n = nb_steps(t_end - s.t, dt)
     t0 = s.t
@@ -60,7 +60,7 @@ def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,
            rtol: float = 1e-9, atol: float = 1e-12) -> Iterator[State]:
     """Adaptive DOP853 with projection; yields at t0 and every ``every * dt``."""
     s = state
-    project(model, s)
+    project(model, s, initial=True)
     yield s
     n_out = nb_steps(t_end - s.t, dt * every)
     t0 = s.t

@@ -10,8 +10,8 @@ import numpy as np
 import xarray as xr
 
 from . import __version__
-from .engine import Model, State, assemble
-from .errors import FrylinksError, SimulationError
+from .engine import Model, State, assemble, project
+from .errors import FrylinksError, ModelError, SimulationError
 from .integrators import INTEGRATORS, dop853, rk4
 from .params import as_float
 from .results import Sampler, to_dataset
@@ -34,6 +34,10 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         raise FrylinksError(f"output.every: expected a whole number >= 1, got {every!r}")
     model = assemble(system)
     s = (state or model.initial).copy()
+    try:
+        project(model, s, initial=True)
+    except SimulationError as exc:
+        raise ModelError(str(exc)) from exc
     if integrator == "rk4":
         steps = rk4(model, s, t_end, dt, every)
     else:

@@ -1,0 +1,331 @@
+"""YAML case files (DESIGN §3): read one file into a :class:`~frylinks.system.System`.
+
+The file is parsed as ``yaml.safe_load`` does (no Python tags, no code execution; see
+:class:`CaseLoader` for the one difference, numbers like ``5.0e4``) and
+turned into the same Python API calls a script makes (``add_body``, ``add_node``,
+``add_link``, ``add_force``), so a case file and a script are checked by the same code.
+Every mistake becomes a :class:`~frylinks.errors.CaseError` naming the file, the key
+path and, where the YAML gives one, the line: a user never sees a traceback for bad
+input.
+
+The accepted keys of bodies, nodes and links are read from the signatures of the API
+methods, and those of link and force types from their declared parameters, so the case
+file cannot drift from the Python API.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, NoReturn
+
+import yaml
+
+from .errors import CaseError, FrylinksError, ModelError
+from .integrators import INTEGRATORS, nb_steps
+from .params import as_float, check_keys, did_you_mean
+from .registry import TypeInfo
+from .system import Body, System
+
+#: The case-file schema version this frylinks reads.
+SCHEMA_VERSION = 1
+TOP_KEYS = ("frylinks", "name", "description", "gravity", "ground", "bodies", "links",
+            "forces", "solver", "output")
+GROUND_KEYS = ("nodes",)
+SOLVER_KEYS = ("t_end", "dt", "integrator", "rtol", "atol")
+OUTPUT_KEYS = ("every",)
+
+
+class CaseLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that also reads ``5.0e4`` and ``1e5`` as numbers.
+
+    PyYAML follows YAML 1.1, where a float's exponent needs a sign: ``stiffness: 5.0e4``
+    would be the text ``'5.0e4'``. YAML 1.2 (and every engineer) reads a number. Only
+    this implicit resolver is added: the loader constructs plain data exactly as
+    ``yaml.safe_load`` does and refuses ``!!python`` tags.
+    """
+
+
+CaseLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
+
+
+def _keywords(method: Callable[..., Any], skip: tuple[str, ...] = ("self", "name")
+              ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Named parameters of an API method, and those without a default (required)."""
+    params = [p for p in inspect.signature(method).parameters.values()
+              if p.name not in skip and p.kind is not p.VAR_KEYWORD]
+    return (tuple(p.name for p in params),
+            tuple(p.name for p in params if p.default is p.empty))
+
+
+BODY_KEYS, BODY_REQUIRED = _keywords(System.add_body)
+NODE_KEYS, _ = _keywords(Body.add_node)
+LINK_KEYS, LINK_REQUIRED = _keywords(System.add_link)
+RUN_DEFAULTS = {name: p.default for name, p in inspect.signature(System.run).parameters.items()
+                if p.default is not p.empty}
+
+
+def load_case(path: str | Path) -> tuple[System, dict[str, Any]]:
+    """Read a YAML case file into a system and the keyword arguments of its run.
+
+    Parameters
+    ----------
+    path
+        The case file. Error messages name it as given here.
+
+    Returns
+    -------
+    system : System
+        The model, with ``description`` and ``case_text`` (the file's text) set.
+    solver : dict
+        ``t_end``, ``dt``, ``integrator``, ``every``, ``rtol``, ``atol``: the keyword
+        arguments of :meth:`System.run`.
+
+    Raises
+    ------
+    CaseError
+        For any mistake in the file, with the file name, key path and what is accepted.
+    """
+    return _CaseReader(path).read()
+
+
+class _CaseReader:
+    """One reading of one case file: holds its name and the line of every key path."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.file = str(path)
+        self.lines: dict[str, int] = {}
+
+    # -- errors --------------------------------------------------------------------------
+
+    def fail(self, path: str, message: str) -> NoReturn:
+        """Raise a :class:`CaseError` at ``path``, with the line of the closest key."""
+        line = self._line(path)
+        raise CaseError(self.file, path, f"{message} (line {line})" if line else message)
+
+    def _line(self, path: str) -> int | None:
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            cut = max(path.rfind("."), path.rfind("["))
+            path = path[:cut] if cut > 0 else ""
+        return None
+
+    def call(self, path: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Call the Python API; its errors become case errors."""
+        try:
+            return fn(*args, **kwargs)
+        except ModelError as exc:
+            self.fail(exc.path, exc.message)
+        except (TypeError, ValueError) as exc:
+            # a value the API did not expect to be handed (a bug to report, but the user
+            # still learns where the value sits in the file)
+            self.fail(path, f"invalid value: {type(exc).__name__}: {exc}")
+
+    # -- YAML ----------------------------------------------------------------------------
+
+    def parse(self) -> tuple[str, Any]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise CaseError(self.file, "", "no such file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CaseError(self.file, "", f"cannot read the file: {exc}") from None
+        try:
+            # compose first: it builds nodes only (no objects), and gives lines and
+            # duplicate keys, which a mapping would silently overwrite
+            root = yaml.compose(text, Loader=CaseLoader)
+            if root is not None:
+                self._walk(root, "", set())
+            data = yaml.load(text, Loader=CaseLoader)
+        except yaml.constructor.ConstructorError as exc:
+            where = _mark(exc.problem_mark)
+            tag = f" ({exc.problem})" if exc.problem else ""
+            raise CaseError(self.file, "", f"{where}unsupported YAML tag{tag}: a case file "
+                            "holds plain data only (no !!python tags)") from None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            problem = getattr(exc, "problem", None) or str(exc)
+            raise CaseError(self.file, "", f"{_mark(mark)}YAML syntax error: {problem}"
+                            ) from None
+        return text, data
+
+    def _walk(self, node: yaml.Node, path: str, seen: set[int]) -> None:
+        """Record the line of every key path; refuse duplicate keys."""
+        if id(node) in seen:  # an alias: walked already (and guards against recursion)
+            return
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            keys: dict[str, int] = {}
+            for key_node, value_node in node.value:
+                key = str(key_node.value) if isinstance(key_node, yaml.ScalarNode) else "?"
+                sub = f"{path}.{key}" if path else key
+                line = key_node.start_mark.line + 1
+                if key in keys and key != "<<":
+                    self.lines.setdefault(sub, line)
+                    self.fail(sub, f"key {key!r} appears twice (lines {keys[key]} and "
+                              f"{line}); names must be unique")
+                keys[key] = line
+                self.lines.setdefault(sub, line)
+                self._walk(value_node, sub, seen)
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                sub = f"{path}[{i}]"
+                self.lines.setdefault(sub, item.start_mark.line + 1)
+                self._walk(item, sub, seen)
+
+    # -- the model -----------------------------------------------------------------------
+
+    def mapping(self, value: Any, path: str, what: str) -> Mapping[str, Any]:
+        """``value`` as a mapping; None (an empty YAML section) is an empty one."""
+        if value is None:
+            return {}
+        if not isinstance(value, Mapping):
+            self.fail(path, f"expected a mapping of {what}, got {_show(value)}")
+        return value
+
+    def read(self) -> tuple[System, dict[str, Any]]:
+        text, data = self.parse()
+        if data is None:
+            self.fail("", "the file is empty; a case starts with 'frylinks: 1'")
+        if not isinstance(data, Mapping):
+            self.fail("", f"expected a mapping of the keys {', '.join(TOP_KEYS)}, "
+                      f"got {_show(data)}")
+        self.call("", check_keys, data, TOP_KEYS, "")
+        self._check_version(data)
+        name = data.get("name", self.path.stem)
+        description = data.get("description", "")
+        for key, value in (("name", name), ("description", description)):
+            if not isinstance(value, str):
+                self.fail(key, f"expected a text, got {_show(value)}")
+        kwargs = {} if data.get("gravity") is None else {"gravity": data["gravity"]}
+        system: System = self.call("gravity", System, name=name, **kwargs)
+        system.description = description
+        system.case_text = text
+
+        ground = self.mapping(data.get("ground"), "ground", "ground keys (nodes)")
+        self.call("ground", check_keys, ground, GROUND_KEYS, "ground")
+        self._add_nodes(system.ground, ground.get("nodes"), "ground.nodes")
+        for name, spec in self.mapping(data.get("bodies"), "bodies", "bodies by name").items():
+            self._add_body(system, name, spec)
+        for name, spec in self.mapping(data.get("links"), "links", "links by name").items():
+            self._add_link(system, name, spec)
+        for name, spec in self.mapping(data.get("forces"), "forces", "forces by name").items():
+            self._add_force(system, name, spec)
+        return system, self._solver(data)
+
+    def _check_version(self, data: Mapping[str, Any]) -> None:
+        if "frylinks" not in data:
+            self.fail("frylinks", f"missing schema version: start the file with "
+                      f"'frylinks: {SCHEMA_VERSION}'")
+        version = data["frylinks"]
+        if version != SCHEMA_VERSION or isinstance(version, bool):
+            self.fail("frylinks", f"schema version {_show(version)} is not supported; this "
+                      f"frylinks reads version {SCHEMA_VERSION}")
+
+    def _add_nodes(self, body: Body, nodes: Any, path: str) -> None:
+        for name, spec in self.mapping(nodes, path, "nodes by name").items():
+            where = f"{path}.{name}"
+            spec = self.mapping(spec, where, f"node keys ({', '.join(NODE_KEYS)})")
+            self.call(where, check_keys, spec, NODE_KEYS, where)
+            self.call(where, body.add_node, name, **spec)
+
+    def _add_body(self, system: System, name: Any, spec: Any) -> None:
+        path = f"bodies.{name}"
+        spec = self.mapping(spec, path, f"body keys ({', '.join(BODY_KEYS)}, nodes)")
+        self.call(path, check_keys, spec, (*BODY_KEYS, "nodes"), path)
+        self._require(spec, BODY_REQUIRED, path)
+        kwargs = {k: v for k, v in spec.items() if k != "nodes"}
+        body = self.call(path, system.add_body, name, **kwargs)
+        self._add_nodes(body, spec.get("nodes"), f"{path}.nodes")
+
+    def _type_info(self, system: System, kind: str, spec: Mapping[str, Any], path: str
+                   ) -> TypeInfo:
+        names = system.registry.names(kind)
+        if "type" not in spec:
+            self.fail(f"{path}.type", f"missing the {kind} type; known: {', '.join(names)}")
+        kind_name = spec["type"]
+        info = system.registry.get(kind, kind_name) if isinstance(kind_name, str) else None
+        if info is None:
+            self.fail(f"{path}.type", f"unknown {kind} type {_show(kind_name)}"
+                      f"{did_you_mean(str(kind_name), names)}; known: {', '.join(names)}")
+        return info
+
+    def _add_link(self, system: System, name: Any, spec: Any) -> None:
+        path = f"links.{name}"
+        spec = self.mapping(spec, path, f"link keys ({', '.join(LINK_KEYS)}, ...)")
+        info = self._type_info(system, "link", spec, path)
+        self.call(path, check_keys, spec, (*LINK_KEYS, *info.cls.parameters), path)
+        self._require(spec, LINK_REQUIRED, path)
+        self.call(path, system.add_link, name, **spec)
+
+    def _add_force(self, system: System, name: Any, spec: Any) -> None:
+        path = f"forces.{name}"
+        spec = self.mapping(spec, path, "force keys (type and the type's parameters)")
+        info = self._type_info(system, "force", spec, path)
+        self.call(path, check_keys, spec, ("type", *info.cls.parameters), path)
+        self.call(path, system.add_force, name, **spec)
+
+    def _require(self, spec: Mapping[str, Any], required: tuple[str, ...], path: str) -> None:
+        for key in required:
+            if key not in spec:
+                self.fail(f"{path}.{key}", "missing required key")
+
+    # -- solver and output ---------------------------------------------------------------
+
+    def _solver(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        if "solver" not in data:
+            self.fail("solver", "missing section: give at least 'solver: {t_end: ..., dt: ...}'")
+        solver = self.mapping(data["solver"], "solver", "solver keys")
+        output = self.mapping(data.get("output"), "output", "output keys")
+        self.call("solver", check_keys, solver, SOLVER_KEYS, "solver")
+        self.call("output", check_keys, output, OUTPUT_KEYS, "output")
+        self._require(solver, ("t_end", "dt"), "solver")
+        out = dict(RUN_DEFAULTS)
+        for key in ("t_end", "dt", "rtol", "atol"):
+            if key in solver:
+                units = "s" if key in ("t_end", "dt") else ""
+                out[key] = self.call(f"solver.{key}", as_float, solver[key], f"solver.{key}",
+                                     units, positive=True)
+        integrator = solver.get("integrator", out["integrator"])
+        if integrator not in INTEGRATORS:
+            self.fail("solver.integrator",
+                      f"unknown integrator {_show(integrator)}"
+                      f"{did_you_mean(str(integrator), INTEGRATORS)}; "
+                      f"accepted: {', '.join(INTEGRATORS)}")
+        out["integrator"] = integrator
+        every = output.get("every", out["every"])
+        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+            self.fail("output.every", f"expected a whole number >= 1 (keep one sample every "
+                      f"that many steps), got {_show(every)}")
+        out["every"] = every
+        # the integrators need whole numbers of steps (of output intervals for dop853)
+        interval = out["dt"] * (every if integrator == "dop853" else 1)
+        try:
+            nb_steps(out["t_end"], interval)
+        except FrylinksError:
+            what = "dt * output.every" if integrator == "dop853" else "dt"
+            self.fail("solver.t_end", f"t_end = {out['t_end']:g} s must be a whole number "
+                      f"of {what} = {interval:g} s")
+        out.pop("output", None)
+        out.pop("progress", None)
+        return out
+
+
+def _mark(mark: Any) -> str:
+    return f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+__all__ = ["SCHEMA_VERSION", "load_case"]

@@ -1,0 +1,120 @@
+"""The ``frylinks`` command (DESIGN §5): ``run``, ``check`` and ``plugins``.
+
+Exit codes: 0 success; 1 a run that did not complete (diverged, interrupted); 2 a
+mistake in the input (case file, plugin, command line), reported on one line as
+``frylinks: error: <message>`` without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+from .errors import FrylinksError
+
+PROG = "frylinks"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line.
+
+    Parameters
+    ----------
+    argv
+        Arguments without the program name; ``sys.argv[1:]`` by default.
+
+    Returns
+    -------
+    int
+        The exit code.
+    """
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error (printed already)
+        return exc.code if isinstance(exc.code, int) else 2
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args))
+    except FrylinksError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Time-domain dynamics of rigid bodies joined by links (marine engineering).")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run a case file and write its results to netCDF",
+                         description="Run a case file. Results are streamed to a netCDF "
+                                     "file while the run goes.")
+    run.add_argument("case", metavar="CASE", help="YAML case file")
+    run.add_argument("-o", "--output", metavar="OUT.nc",
+                     help="results file (default: the case file's name with .nc, beside it)")
+    run.set_defaults(func=_run)
+
+    check = sub.add_parser("check", help="check a case file without running it",
+                           description="Load a case file and assemble its model.")
+    check.add_argument("case", metavar="CASE", help="YAML case file")
+    check.set_defaults(func=_check)
+
+    plugins = sub.add_parser("plugins", help="list the link, force and signal types",
+                             description="List every registered link, force and signal type "
+                                         "with the plugin and distribution it comes from.")
+    plugins.set_defaults(func=_plugins)
+    return parser
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .case import load_case
+
+    system, solver = load_case(args.case)
+    output = Path(args.output) if args.output else Path(args.case).with_suffix(".nc")
+    start = time.perf_counter()
+    results = system.run(output=output, progress=True, **solver)
+    wall = time.perf_counter() - start
+    status = str(results.attrs.get("status", "unknown"))
+    n = results.sizes["time"]
+    t_last = float(results["time"][-1]) if n else 0.0
+    print(f"{status}: {n} samples to t = {t_last:g} s in {wall:.1f} s -> {output}")
+    return 0 if status == "completed" else 1
+
+
+def _check(args: argparse.Namespace) -> int:
+    from .case import load_case
+    from .engine import assemble
+
+    system, _ = load_case(args.case)
+    assemble(system)
+    print(f"ok: {len(system.bodies)} bodies, {len(system.links)} links, "
+          f"{len(system.forces)} forces")
+    return 0
+
+
+def _plugins(args: argparse.Namespace) -> int:
+    from .registry import Registry
+
+    header = ("kind", "type", "plugin", "distribution", "version", "description")
+    rows = [(i.kind, i.name, i.plugin, i.distribution, i.version,
+             str(getattr(i.cls, "description", "") or ""))
+            for i in Registry().all()]
+    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header) - 1)]
+    for row in [header, *rows]:
+        cells = [cell.ljust(w) for cell, w in zip(row, widths, strict=False)]
+        print("  ".join([*cells, row[-1]]).rstrip())
+    return 0
+
+
+__all__ = ["main"]
