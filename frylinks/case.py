@@ -147,12 +147,15 @@ class _CaseReader:
             data = yaml.load(text, Loader=CaseLoader)
         except yaml.constructor.ConstructorError as exc:
             where = _mark(exc.problem_mark)
-            tag = f" ({exc.problem})" if exc.problem else ""
-            raise CaseError(self.file, "", f"{where}unsupported YAML tag{tag}: a case file "
-                            "holds plain data only (no !!python tags)") from None
+            if "tag" not in str(exc.problem):  # an unhashable key, a bad !!binary, ...
+                raise CaseError(self.file, "", f"{where}YAML error: {exc.problem}") from None
+            raise CaseError(self.file, "", f"{where}unsupported YAML tag ({exc.problem}): a "
+                            "case file holds plain data only (no !!python tags)") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             problem = getattr(exc, "problem", None) or str(exc)
+            context = getattr(exc, "context", None)
+            problem = f"{context}, {problem}" if context else problem
             raise CaseError(self.file, "", f"{_mark(mark)}YAML syntax error: {problem}"
                             ) from None
         return text, data
@@ -169,9 +172,8 @@ class _CaseReader:
                 sub = f"{path}.{key}" if path else key
                 line = key_node.start_mark.line + 1
                 if key in keys and key != "<<":
-                    self.lines.setdefault(sub, line)
-                    self.fail(sub, f"key {key!r} appears twice (lines {keys[key]} and "
-                              f"{line}); names must be unique")
+                    raise CaseError(self.file, sub, f"key {key!r} appears twice (lines "
+                                    f"{keys[key]} and {line}); names must be unique")
                 keys[key] = line
                 self.lines.setdefault(sub, line)
                 self._walk(value_node, sub, seen)
@@ -200,26 +202,40 @@ class _CaseReader:
                       f"got {_show(data)}")
         self.call("", check_keys, data, TOP_KEYS, "")
         self._check_version(data)
-        name = data.get("name", self.path.stem)
-        description = data.get("description", "")
-        for key, value in (("name", name), ("description", description)):
-            if not isinstance(value, str):
-                self.fail(key, f"expected a text, got {_show(value)}")
+        title = self.text(data, "name", self.path.stem)
         kwargs = {} if data.get("gravity") is None else {"gravity": data["gravity"]}
-        system: System = self.call("gravity", System, name=name, **kwargs)
-        system.description = description
+        system: System = self.call("gravity", System, name=title, **kwargs)
+        system.description = self.text(data, "description", "")
         system.case_text = text
 
         ground = self.mapping(data.get("ground"), "ground", "ground keys (nodes)")
         self.call("ground", check_keys, ground, GROUND_KEYS, "ground")
         self._add_nodes(system.ground, ground.get("nodes"), "ground.nodes")
-        for name, spec in self.mapping(data.get("bodies"), "bodies", "bodies by name").items():
+        for name, spec in self.named(data.get("bodies"), "bodies"):
             self._add_body(system, name, spec)
-        for name, spec in self.mapping(data.get("links"), "links", "links by name").items():
+        for name, spec in self.named(data.get("links"), "links"):
             self._add_link(system, name, spec)
-        for name, spec in self.mapping(data.get("forces"), "forces", "forces by name").items():
+        for name, spec in self.named(data.get("forces"), "forces"):
             self._add_force(system, name, spec)
         return system, self._solver(data)
+
+    def text(self, data: Mapping[str, Any], key: str, default: str) -> str:
+        """A text entry; absent or empty gives ``default``."""
+        value = data.get(key)
+        if value is None:
+            return default
+        if not isinstance(value, str):
+            self.fail(key, f"expected a text, got {_show(value)}")
+        return value
+
+    def named(self, value: Any, path: str) -> list[tuple[str, Any]]:
+        """Entries of a mapping keyed by names (bodies, nodes, links, forces)."""
+        entries = list(self.mapping(value, path, f"{path.rsplit('.', 1)[-1]} by name").items())
+        for name, _ in entries:
+            if not isinstance(name, str):
+                self.fail(f"{path}.{name}", f"a name must be text, got {name!r}: YAML reads "
+                          "yes/no/on/off as true/false and bare numbers as numbers; quote it")
+        return entries
 
     def _check_version(self, data: Mapping[str, Any]) -> None:
         if "frylinks" not in data:
@@ -231,7 +247,7 @@ class _CaseReader:
                       f"frylinks reads version {SCHEMA_VERSION}")
 
     def _add_nodes(self, body: Body, nodes: Any, path: str) -> None:
-        for name, spec in self.mapping(nodes, path, "nodes by name").items():
+        for name, spec in self.named(nodes, path):
             where = f"{path}.{name}"
             spec = self.mapping(spec, where, f"node keys ({', '.join(NODE_KEYS)})")
             self.call(where, check_keys, spec, NODE_KEYS, where)

@@ -66,7 +66,8 @@ def _parser() -> argparse.ArgumentParser:
     run.set_defaults(func=_run)
 
     check = sub.add_parser("check", help="check a case file without running it",
-                           description="Load a case file and assemble its model.")
+                           description="Load a case file, assemble its model and bring its "
+                                       "initial state onto the links, without running it.")
     check.add_argument("case", metavar="CASE", help="YAML case file")
     check.set_defaults(func=_check)
 
@@ -94,10 +95,12 @@ def _run(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from .case import load_case
-    from .engine import assemble
+    from .engine import assemble, project
 
     system, _ = load_case(args.case)
-    assemble(system)
+    model = assemble(system)
+    # the start of a run: initial positions must be brought onto the links
+    project(model, model.initial.copy(), initial=True)
     print(f"ok: {len(system.bodies)} bodies, {len(system.links)} links, "
           f"{len(system.forces)} forces")
     return 0

@@ -23,11 +23,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import SimulationError
+from .errors import ModelError, SimulationError
 from .forces import ForceContext, ForceType
 from .kinematics import BodyStates, NodeSet, Relative, node_frames, relative
 from .linalg import ConstraintSolver
 from .links import DOFS, LinkContext, LinkType
+from .registry import Registry, TypeInfo
 from .rotations import cross, quat_multiply, quat_to_matrix, rotvec_to_quat
 from .signals import SignalBank, SignalSpec
 from .system import Node, System
@@ -135,6 +136,14 @@ class Model:
         return len(self.body_names)
 
 
+def _registered(registry: Registry, kind: str, name: str) -> TypeInfo:
+    info = registry.get(kind, name)
+    if info is None:  # e.g. a system unpickled where the plugin is not installed
+        raise ModelError(f"{kind} type '{name}' is not registered here; installed {kind} "
+                         f"types: {', '.join(registry.names(kind))}")
+    return info
+
+
 def assemble(system: System) -> Model:
     """Group links and forces by type into blocks and build every array."""
     bodies = list(system.bodies.values())
@@ -157,8 +166,7 @@ def assemble(system: System) -> Model:
     cols_all: list[Array] = []
     row = 0
     for type_name, members in by_type.items():
-        info = registry.get("link", type_name)
-        assert info is not None
+        info = _registered(registry, "link", type_name)
         ds = [defs[i] for i in members]
         kind = info.cls([d.params for d in ds])
         master = _node_set([d.master for d in ds], index, ground)
@@ -184,8 +192,7 @@ def assemble(system: System) -> Model:
     for i, f in enumerate(fdefs):
         fby_type.setdefault(f.type, []).append(i)
     for type_name, members in fby_type.items():
-        info = registry.get("force", type_name)
-        assert info is not None
+        info = _registered(registry, "force", type_name)
         fds = [fdefs[i] for i in members]
         fkind = info.cls([d.params for d in fds], specs)
         atts = [_node_set([d.nodes[k] for d in fds], index, ground)
@@ -193,7 +200,7 @@ def assemble(system: System) -> Model:
         force_blocks.append(ForceBlock(fkind, [d.name for d in fds],
                                        np.array(members, dtype=int), atts))
 
-    signal_classes = {i.name: i.cls for i in registry.types["signal"].values()}
+    signal_classes = {n: _registered(registry, "signal", n).cls for n in {x.type for x in specs}}
     bank = SignalBank(signal_classes, specs)
     rows = np.concatenate(rows_all) if rows_all else np.zeros(0, dtype=int)
     cols = np.concatenate(cols_all) if cols_all else np.zeros(0, dtype=int)

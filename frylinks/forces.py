@@ -97,6 +97,15 @@ class ForceType:
         self.nb_forces = len(instances)
         self._signal_specs = signal_specs
 
+    @classmethod
+    def validate(cls, params: Mapping[str, Any]) -> None:
+        """Check parsed parameters of one instance beyond their declarations.
+
+        Called when the instance is added (Python API or case file), so a mistake is
+        reported where it was made. Raise :class:`~frylinks.errors.ModelError` with the
+        parameter name as its path (``ModelError("must follow t_start", "t_end")``).
+        """
+
     def signal_array(self, entries: Sequence[Any]) -> SignalArray:
         """A :class:`SignalArray` over ``entries`` (numbers and signals), shape ``(n, ...)``."""
         return SignalArray(entries, self._signal_specs)

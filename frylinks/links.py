@@ -95,6 +95,15 @@ class LinkType:
         #: Constraint rows per link (set by subclasses).
         self.nb_constraints = 0
 
+    @classmethod
+    def validate(cls, params: Mapping[str, Any]) -> None:
+        """Check parsed parameters of one instance beyond their declarations.
+
+        Called when the instance is added (Python API or case file), so a mistake is
+        reported where it was made. Raise :class:`~frylinks.errors.ModelError` with the
+        parameter name as its path (``ModelError("must follow t_start", "t_end")``).
+        """
+
     @property
     def nb_free(self) -> int:
         return len(self.free_dofs)

@@ -40,6 +40,15 @@ class SignalType:
     def __init__(self, instances: Sequence[Mapping[str, Any]]) -> None:
         self.nb_signals = len(instances)
 
+    @classmethod
+    def validate(cls, params: Mapping[str, Any]) -> None:
+        """Check parsed parameters of one instance beyond their declarations.
+
+        Called when the instance is added (Python API or case file), so a mistake is
+        reported where it was made. Raise :class:`~frylinks.errors.ModelError` with the
+        parameter name as its path (``ModelError("must follow t_start", "t_end")``).
+        """
+
     def evaluate(self, t: float, order: int = 0) -> Array:
         """Values (order 0) or time derivatives (order 1, 2) of all instances at ``t``.
 

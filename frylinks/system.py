@@ -206,6 +206,13 @@ class ForceDef:
     nodes: list[Node]
 
 
+def _validate(cls: Any, params: Mapping[str, Any], path: str) -> None:
+    try:
+        cls.validate(params)
+    except ModelError as exc:
+        raise exc.under(path) from None
+
+
 def _check_name(name: Any, path: str) -> None:
     if not isinstance(name, str) or not NAME_RE.match(name):
         raise ModelError(f"invalid name {name!r}: use letters, digits, '_' or '-', "
@@ -330,6 +337,7 @@ class System:
                              f"known: {', '.join(names)}", f"{path}.type")
         given = {k: v for k, v in value.items() if k != "type"}
         params = parse_params(info.cls.parameters, given, path)
+        _validate(info.cls, params, path)
         return SignalSpec(kind, params)
 
     def add_link(self, name: str, type: str, master: Any, slave: Any,
@@ -365,6 +373,7 @@ class System:
             raise ModelError(f"master and slave are both on '{m.body.name}'; a link joins two "
                              "distinct bodies", path)
         parsed = parse_params(info.cls.parameters, params, path, self._check_signal)
+        _validate(info.cls, parsed, path)
         free = info.cls.free_dofs
         k, b, r0, has = parse_spring_damper(spring_damper, free, f"{path}.spring_damper")
         link = LinkDef(name, type, m, s, parsed, k, b, r0, has)
@@ -383,6 +392,7 @@ class System:
             raise ModelError(f"unknown force type {type!r}{did_you_mean(str(type), names)}; "
                              f"known: {', '.join(names)}", f"{path}.type")
         parsed = parse_params(info.cls.parameters, params, path, self._check_signal)
+        _validate(info.cls, parsed, path)
         nodes = []
         for att in info.cls.attachments:
             ref = parsed[att]

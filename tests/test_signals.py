@@ -203,9 +203,6 @@ def test_world_force_follows_a_sine() -> None:
     assert float(np.abs(ds["body_angular_velocity"].sel(body="buoy")[-1]).max()) > 0.1
 
 
-@pytest.mark.xfail(strict=True, reason="a ramp with t_end <= t_start passes add_force and "
-                   "fails at run time with a bare ValueError (no key path, not a "
-                   "FrylinksError); DESIGN §3 asks for a ModelError naming the key")
 def test_bad_ramp_is_a_model_error_at_input() -> None:
     """A ramp whose t_end is not after t_start is refused where it is given."""
     system = System(registry=REGISTRY)

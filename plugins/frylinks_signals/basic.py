@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from frylinks.errors import ModelError
 from frylinks.params import Param
 from frylinks.signals import SignalType
 
@@ -70,12 +71,16 @@ class Ramp(SignalType):
     }
     description = "linear ramp from initial (at t_start) to final (at t_end)"
 
+    @classmethod
+    def validate(cls, params: Mapping[str, Any]) -> None:
+        if params["t_end"] <= params["t_start"]:
+            raise ModelError(f"must be after t_start = {params['t_start']:g} s, "
+                             f"got {params['t_end']:g} s", "t_end")
+
     def __init__(self, instances: Sequence[Mapping[str, Any]]) -> None:
         super().__init__(instances)
         self.t0 = _column(instances, "t_start")
         self.t1 = _column(instances, "t_end")
-        if np.any(self.t1 <= self.t0):
-            raise ValueError("ramp: t_end must be after t_start")
         self.v0 = _column(instances, "initial")
         self.v1 = _column(instances, "final")
 
