@@ -268,11 +268,11 @@ def _link_ctx(model: Model, s: State) -> LinkContext:
     return LinkContext(s.t, values, s.angle_ref)
 
 
-def _constraints(model: Model, b: BodyStates, ctx: LinkContext, angle_out: Array | None = None
-                 ) -> tuple[list[Relative], Array, Array, Array, Array]:
-    """Per-block kinematics and the stacked values of G, residual, velocity and
-    acceleration right-hand sides (``c`` of the module doc). With ``angle_out``, the
-    unwrapped angles of single-rotation links are stored there too."""
+def _constraints(model: Model, b: BodyStates, ctx: LinkContext, angle_out: Array | None = None,
+                 positions: bool = False) -> tuple[list[Relative], Array, Array, Array, Array]:
+    """Per-block kinematics and the stacked values of G, residual (with ``positions``,
+    else empty), velocity and acceleration right-hand sides (``c`` of the module doc).
+    With ``angle_out``, the unwrapped angles of single-rotation links are stored there."""
     rels: list[Relative] = []
     vals, res, vel, acc = [], [], [], []
     for blk in model.link_blocks:
@@ -286,7 +286,8 @@ def _constraints(model: Model, b: BodyStates, ctx: LinkContext, angle_out: Array
         cons = blk.kind.constraints(rel, sub)
         g = np.einsum("nci,nij->ncj", cons.rows, rel.J)
         vals.append(g.reshape(-1)[blk.value_mask])
-        res.append(cons.residual.reshape(-1))
+        if positions:
+            res.append(blk.kind.residual(rel, sub).reshape(-1))
         vel.append(cons.velocity.reshape(-1))
         acc.append((cons.acceleration - np.einsum("nci,ni->nc", cons.rows, rel.kappa))
                    .reshape(-1))
@@ -390,7 +391,8 @@ def project(model: Model, s: State, iterations: int = 4, initial: bool = False) 
     while True:
         b = body_states(model, s)
         ctx = _link_ctx(model, s)
-        _, vals, res, vel, _ = _constraints(model, b, ctx, s.angle_ref if it == 0 else None)
+        _, vals, res, vel, _ = _constraints(model, b, ctx, s.angle_ref if it == 0 else None,
+                                            positions=True)
         worst = float(np.max(np.abs(res))) if len(res) else 0.0
         if not (worst <= DIVERGED * model.length_scale or (initial and np.isfinite(worst))):
             raise SimulationError(

@@ -5,11 +5,14 @@ the relative twist ``tau = [d', w_rel]`` of :mod:`frylinks.kinematics` (master-n
 translations first, the ``dof`` order tx ty tz rx ry rz). A link type returns, for all
 links of its type at once:
 
-* ``rows`` ``(n, nc, 6)``: the velocity constraint is ``rows @ tau = velocity``;
-* ``residual`` ``(n, nc)``: the position-level violation, zero on the constraint
-  manifold, whose derivative is ``rows @ tau - velocity`` there;
-* ``acceleration`` ``(n, nc)``: right-hand side of ``rows @ tau' = acceleration``, with
-  any ``rows' @ tau`` term of configuration-dependent rows already moved into it.
+* from :meth:`LinkType.constraints`, the velocity and acceleration level:
+  ``rows`` ``(n, nc, 6)`` with the velocity constraint ``rows @ tau = velocity``, and
+  ``acceleration`` ``(n, nc)``, right-hand side of ``rows @ tau' = acceleration`` with
+  any ``rows' @ tau`` term of configuration-dependent rows already moved into it;
+* from :meth:`LinkType.residual`, the position level: ``(n, nc)``, zero on the
+  constraint manifold, whose time derivative is ``rows @ tau - velocity`` there. It is
+  asked for only when the engine projects onto the constraints (once per step), while
+  ``constraints`` is called at every stage of the integrator.
 
 The engine adds the link spring-damper on the free DOFs for every type, so a link type
 only describes geometry. :class:`AxisLink` covers every type whose free DOFs are axes of
@@ -56,10 +59,10 @@ class LinkContext:
 
 @dataclass
 class ConstraintBlock:
-    """Constraint equations of a block of links (see module doc); shapes ``(n, nc[, 6])``."""
+    """Velocity- and acceleration-level constraints of a block of links (module doc);
+    shapes ``(n, nc, 6)`` and ``(n, nc)``."""
 
     rows: Array
-    residual: Array
     velocity: Array
     acceleration: Array
 
@@ -109,7 +112,11 @@ class LinkType:
         return len(self.free_dofs)
 
     def constraints(self, rel: Relative, ctx: LinkContext) -> ConstraintBlock:
-        """Constraint rows, residuals and targets of every link of the block."""
+        """Constraint rows and velocity/acceleration targets of every link of the block."""
+        raise NotImplementedError
+
+    def residual(self, rel: Relative, ctx: LinkContext) -> Array:
+        """Position-level constraint violation ``(n, nc)`` of every link of the block."""
         raise NotImplementedError
 
     def displacement(self, rel: Relative, ctx: LinkContext) -> Array:
@@ -211,13 +218,15 @@ class AxisLink(LinkType):
         return out
 
     def constraints(self, rel: Relative, ctx: LinkContext) -> ConstraintBlock:
+        return ConstraintBlock(self._rows, self._zeros, self._zeros)
+
+    def residual(self, rel: Relative, ctx: LinkContext) -> Array:
         disp = self.displacement(rel, ctx)
         trans = disp[:, self._locked_t]
         if self._axis is not None:
             trans = trans - self.coupling()[:, self._locked_t] * disp[:, 3 + self._axis, None]
         rot = disp[:, [3 + i for i in self._locked_r]]
-        residual = np.concatenate([trans, rot], axis=1)
-        return ConstraintBlock(self._rows, residual, self._zeros, self._zeros)
+        return np.concatenate([trans, rot], axis=1)
 
     def free_basis(self, rel: Relative) -> Array:
         return self._basis
