@@ -1,0 +1,326 @@
+"""Case files: a valid case loads and runs; every mistake names the file, key path and line."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+
+import frylinks
+from frylinks.case import load_case
+from frylinks.engine import assemble
+from frylinks.errors import CaseError
+
+CASES = Path(__file__).resolve().parents[1] / "cases"
+
+BUOY: dict[str, Any] = {
+    "frylinks": 1,
+    "name": "buoy-test",
+    "description": "a buoy on a prismatic PTO",
+    "gravity": [0, 0, -9.81],
+    "ground": {"nodes": {"seabed": {"position": [0, 0, -10]}}},
+    "bodies": {
+        "buoy": {
+            "mass": 1000.0,
+            "inertia": [800.0, 800.0, 1200.0],
+            "position": [0, 0, 0],
+            "nodes": {"pto": {"position": [0, 0, -1]}},
+        },
+    },
+    "links": {
+        "pto": {
+            "type": "prismatic",
+            "master": "ground.seabed",
+            "slave": "buoy.pto",
+            "spring_damper": {"stiffness": 4.0e4, "damping": 2.0e3, "rest": 9.0},
+        },
+    },
+    "forces": {
+        "lift": {"type": "world_force", "node": "buoy", "force": [0, 0, 9810.0]},
+    },
+    "solver": {"t_end": 0.05, "dt": 0.01},
+    "output": {"every": 1},
+}
+
+
+def write(tmp_path: Path, case: dict[str, Any] | str, name: str = "buoy.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(case if isinstance(case, str) else yaml.safe_dump(case, sort_keys=False))
+    return path
+
+
+def error_of(path: Path) -> str:
+    with pytest.raises(CaseError) as info:
+        load_case(path)
+    return str(info.value)
+
+
+def changed(**sections: Any) -> dict[str, Any]:
+    """A copy of BUOY with top-level sections replaced."""
+    case = copy.deepcopy(BUOY)
+    case.update(sections)
+    return case
+
+
+def test_valid_case_loads_and_runs(tmp_path: Path) -> None:
+    path = write(tmp_path, BUOY)
+    system, solver = load_case(path)
+    assert system.name == "buoy-test"
+    assert system.description == "a buoy on a prismatic PTO"
+    assert system.case_text == path.read_text()
+    assert list(system.bodies) == ["buoy"] and list(system.links) == ["pto"]
+    assert list(system.forces) == ["lift"]
+    assert system.links["pto"].stiffness[0, 0] == 4.0e4
+    assert solver == {"t_end": 0.05, "dt": 0.01, "integrator": "rk4", "every": 1,
+                      "rtol": 1e-9, "atol": 1e-12}
+    ds = system.run(**solver)
+    assert ds.attrs["status"] == "completed"
+    assert ds.attrs["title"] == "buoy-test"
+    assert ds.attrs["case"] == path.read_text()
+    assert ds.sizes["time"] == 6
+    # buoyancy balances weight and the spring sits at rest: the buoy stays put
+    np.testing.assert_allclose(ds.body_position.sel(body="buoy").values, 0.0, atol=1e-9)
+
+
+def test_public_load_case_returns_the_system(tmp_path: Path) -> None:
+    system = frylinks.load_case(str(write(tmp_path, BUOY)))
+    assert isinstance(system, frylinks.System)
+
+
+def test_numbers_with_unsigned_exponent_are_numbers(tmp_path: Path) -> None:
+    # PyYAML alone reads 4.0e4 as the text '4.0e4' (YAML 1.1); DESIGN's example uses it
+    text = yaml.safe_dump(BUOY, sort_keys=False).replace("40000.0", "4.0e4")
+    assert "stiffness: 4.0e4" in text
+    system, _ = load_case(write(tmp_path, text))
+    assert system.links["pto"].stiffness[0, 0] == 4.0e4
+
+
+@pytest.mark.parametrize("name", ["pendulum", "heaving_pto", "screw_jack"])
+def test_shipped_cases_start_on_their_constraints(name: str) -> None:
+    """Each example assembles, and its initial state meets its links (no jump at t=0)."""
+    system, solver = load_case(CASES / f"{name}.yaml")
+    assemble(system)
+    assert solver["t_end"] / solver["dt"] <= 2000
+    ds = system.run(t_end=2 * solver["dt"], dt=solver["dt"])
+    assert ds.attrs["status"] == "completed"
+    for body_name, body in system.bodies.items():
+        np.testing.assert_allclose(ds.body_position.sel(body=body_name).isel(time=0),
+                                   body.position, atol=1e-12)
+        np.testing.assert_allclose(ds.body_orientation.sel(body=body_name).isel(time=0),
+                                   body.orientation, atol=1e-12)
+
+
+def test_unknown_top_level_key_suggests(tmp_path: Path) -> None:
+    case = changed()
+    case["solvr"] = case.pop("solver")
+    msg = error_of(write(tmp_path, case))
+    assert msg.startswith(f"case '{tmp_path / 'buoy.yaml'}', solvr: unknown key 'solvr'")
+    assert "did you mean 'solver'?" in msg
+
+
+def test_bad_stiffness_names_key_path_and_line(tmp_path: Path) -> None:
+    case = changed()
+    case["links"]["pto"]["spring_damper"]["stiffness"] = "stiff"
+    path = write(tmp_path, case)
+    msg = error_of(path)
+    line = 1 + path.read_text().splitlines().index("    spring_damper:") + 1
+    assert msg.startswith(f"case '{path}', links.pto.spring_damper.stiffness: expected a number")
+    assert msg.endswith(f"(line {line})")
+
+
+def test_unknown_link_type(tmp_path: Path) -> None:
+    case = changed()
+    case["links"]["pto"]["type"] = "prismatik"
+    msg = error_of(write(tmp_path, case))
+    assert "links.pto.type: unknown link type 'prismatik'; did you mean 'prismatic'?" in msg
+    assert "known: cylindrical, fixed, prismatic, revolute" in msg
+
+
+def test_unknown_node(tmp_path: Path) -> None:
+    case = changed()
+    case["links"]["pto"]["slave"] = "buoy.pt"
+    msg = error_of(write(tmp_path, case))
+    assert "links.pto.slave: unknown node 'pt' on 'buoy'; did you mean 'pto'?" in msg
+
+
+def test_unknown_body_in_force(tmp_path: Path) -> None:
+    case = changed()
+    case["forces"]["lift"]["node"] = "bouy"
+    msg = error_of(write(tmp_path, case))
+    assert "forces.lift.node: unknown body 'bouy'; did you mean 'buoy'?" in msg
+
+
+@pytest.mark.parametrize("mass", [0.0, -5.0])
+def test_mass_must_be_positive(tmp_path: Path, mass: float) -> None:
+    case = changed()
+    case["bodies"]["buoy"]["mass"] = mass
+    msg = error_of(write(tmp_path, case))
+    assert "bodies.buoy.mass: must be > 0" in msg
+
+
+def test_missing_mass(tmp_path: Path) -> None:
+    case = changed()
+    del case["bodies"]["buoy"]["mass"]
+    msg = error_of(write(tmp_path, case))
+    assert "bodies.buoy.mass: missing required key" in msg
+
+
+def test_unknown_body_key_suggests(tmp_path: Path) -> None:
+    case = changed()
+    case["bodies"]["buoy"]["intertia"] = case["bodies"]["buoy"].pop("inertia")
+    msg = error_of(write(tmp_path, case))
+    assert "bodies.buoy.intertia: unknown key 'intertia'; did you mean 'inertia'?" in msg
+
+
+def test_unknown_link_key_suggests_the_common_keys(tmp_path: Path) -> None:
+    case = changed()
+    case["links"]["pto"]["spring_dampr"] = case["links"]["pto"].pop("spring_damper")
+    msg = error_of(write(tmp_path, case))
+    assert "links.pto.spring_dampr: unknown key 'spring_dampr'; did you mean 'spring_damper'?" \
+        in msg
+
+
+def test_missing_link_type_lists_the_known(tmp_path: Path) -> None:
+    case = changed()
+    del case["links"]["pto"]["type"]
+    msg = error_of(write(tmp_path, case))
+    assert "links.pto.type: missing the link type; known: cylindrical, fixed" in msg
+
+
+def test_missing_force_type(tmp_path: Path) -> None:
+    case = changed()
+    del case["forces"]["lift"]["type"]
+    msg = error_of(write(tmp_path, case))
+    assert "forces.lift.type: missing the force type; known: world_force, world_torque" in msg
+
+
+def test_unknown_signal_type(tmp_path: Path) -> None:
+    case = changed()
+    case["forces"]["lift"]["force"] = [0, 0, {"type": "sinus", "amplitude": 1.0, "omega": 1.0}]
+    msg = error_of(write(tmp_path, case))
+    assert "forces.lift.force[2].type: unknown signal type 'sinus'; did you mean 'sine'?" in msg
+
+
+@pytest.mark.parametrize("section", ["bodies", "links", "forces", "ground", "solver"])
+def test_sections_must_be_mappings(tmp_path: Path, section: str) -> None:
+    msg = error_of(write(tmp_path, changed(**{section: [1, 2]})))
+    assert f"{section}: expected a mapping" in msg
+
+
+def test_body_must_be_a_mapping(tmp_path: Path) -> None:
+    case = changed()
+    case["bodies"]["buoy"] = 1000.0
+    msg = error_of(write(tmp_path, case))
+    assert "bodies.buoy: expected a mapping of body keys (mass, inertia" in msg
+
+
+def test_duplicate_names_are_refused(tmp_path: Path) -> None:
+    text = yaml.safe_dump(BUOY, sort_keys=False)
+    text = text.replace("forces:\n", "forces:\n  lift:\n    type: world_torque\n"
+                        "    node: buoy\n    torque: [0, 0, 0]\n", 1)
+    path = write(tmp_path, text)
+    msg = error_of(path)
+    assert "forces.lift: key 'lift' appears twice" in msg
+
+
+def test_yaml_syntax_error_gives_line(tmp_path: Path) -> None:
+    text = "frylinks: 1\nname: x\nbodies:\n  buoy: {mass: 1.0, inertia: [1, 1, 1]\nlinks: {}\n"
+    msg = error_of(write(tmp_path, text))
+    assert msg.startswith(f"case '{tmp_path / 'buoy.yaml'}': line 5, column")
+    assert "YAML syntax error" in msg
+
+
+def test_python_tags_are_refused_and_not_executed(tmp_path: Path) -> None:
+    marker = tmp_path / "executed"
+    text = (f"frylinks: 1\nname: !!python/object/apply:os.system ['touch {marker}']\n"
+            "solver: {t_end: 1, dt: 0.1}\n")
+    msg = error_of(write(tmp_path, text))
+    assert "line 2, column 7: unsupported YAML tag" in msg
+    assert "python/object/apply:os.system" in msg
+    assert not marker.exists()
+
+
+def test_python_object_tag_is_refused(tmp_path: Path) -> None:
+    text = "frylinks: 1\nname: !!python/object:frylinks.System {}\n"
+    assert "unsupported YAML tag" in error_of(write(tmp_path, text))
+
+
+def test_empty_file_and_non_mapping(tmp_path: Path) -> None:
+    assert "the file is empty" in error_of(write(tmp_path, ""))
+    assert "expected a mapping of the keys frylinks" in error_of(write(tmp_path, "- 1\n- 2\n"))
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    assert error_of(tmp_path / "nope.yaml") == f"case '{tmp_path / 'nope.yaml'}': no such file"
+
+
+@pytest.mark.parametrize("version", [None, 2, "1"])
+def test_schema_version(tmp_path: Path, version: Any) -> None:
+    case = changed()
+    if version is None:
+        del case["frylinks"]
+    else:
+        case["frylinks"] = version
+    msg = error_of(write(tmp_path, case))
+    assert ", frylinks: " in msg
+    assert "frylinks: 1" in msg or "version 1" in msg
+
+
+@pytest.mark.parametrize(("solver", "output", "where", "what"), [
+    ({"dt": 0.01}, {}, "solver.t_end", "missing required key"),
+    ({"t_end": 1.0}, {}, "solver.dt", "missing required key"),
+    ({"t_end": "long", "dt": 0.01}, {}, "solver.t_end", "expected a number [s]"),
+    ({"t_end": 1.0, "dt": -0.01}, {}, "solver.dt", "must be > 0"),
+    ({"t_end": 1.0, "dt": 0.01, "integrator": "rk45"}, {}, "solver.integrator",
+     "unknown integrator 'rk45'; did you mean 'rk4'?"),
+    ({"t_end": 1.0, "dt": 0.01, "rtol": "tight"}, {}, "solver.rtol", "expected a number"),
+    ({"t_end": 1.0, "dt": 0.3}, {}, "solver.t_end", "whole number of dt"),
+    ({"t_end": 1.0, "dt": 0.1, "integrator": "dop853"}, {"every": 3}, "solver.t_end",
+     "whole number of dt * output.every"),
+    ({"t_end": 1.0, "dt": 0.01, "step": 2}, {}, "solver.step", "unknown key 'step'"),
+    ({"t_end": 1.0, "dt": 0.01}, {"every": 0}, "output.every", "expected a whole number >= 1"),
+    ({"t_end": 1.0, "dt": 0.01}, {"every": 2.5}, "output.every", "expected a whole number"),
+    ({"t_end": 1.0, "dt": 0.01}, {"every": True}, "output.every", "expected a whole number"),
+    ({"t_end": 1.0, "dt": 0.01}, {"evry": 2}, "output.evry", "did you mean 'every'?"),
+])
+def test_solver_and_output_are_checked(tmp_path: Path, solver: dict[str, Any],
+                                       output: dict[str, Any], where: str, what: str) -> None:
+    msg = error_of(write(tmp_path, changed(solver=solver, output=output)))
+    assert f", {where}: " in msg
+    assert what in msg
+
+
+def test_solver_values_reach_run(tmp_path: Path) -> None:
+    path = write(tmp_path, changed(solver={"t_end": 0.04, "dt": 0.02, "integrator": "dop853",
+                                           "rtol": 1e-6, "atol": 1e-8},
+                                   output={"every": 2}))
+    system, solver = load_case(path)
+    assert solver == {"t_end": 0.04, "dt": 0.02, "integrator": "dop853", "every": 2,
+                      "rtol": 1e-6, "atol": 1e-8}
+    ds = system.run(**solver)
+    assert ds.attrs["integrator"] == "dop853"
+    np.testing.assert_allclose(ds.time.values, [0.0, 0.04])
+
+
+def test_orientation_of_wrong_kind_is_a_case_error(tmp_path: Path) -> None:
+    case = changed()
+    case["bodies"]["buoy"]["orientation"] = ["a", "b", "c", "d"]
+    msg = error_of(write(tmp_path, case))
+    assert ", bodies.buoy" in msg
+
+
+def test_errors_have_no_python_exception_text(tmp_path: Path) -> None:
+    """A scalar where a section belongs, or a list for a name: still a CaseError."""
+    for case in (changed(gravity="down"), changed(name=["a"]), changed(links={"pto": None})):
+        error_of(write(tmp_path, case))
+
+
+def test_names_read_as_booleans_are_explained(tmp_path: Path) -> None:
+    text = yaml.safe_dump(BUOY, sort_keys=False).replace("  buoy:\n", "  yes:\n", 1)
+    msg = error_of(write(tmp_path, text))
+    assert "bodies.True: a name must be text" in msg
+    assert "quote it" in msg

@@ -1,0 +1,124 @@
+"""The ``frylinks`` command, run as a user runs it: a real subprocess."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import xarray as xr
+
+from frylinks.cli import main
+
+SHORT_CASE = """\
+frylinks: 1
+name: short-pendulum
+ground:
+  nodes:
+    pivot: {orientation: {axis: [1, 0, 0], angle_deg: 90}}
+bodies:
+  bob:
+    mass: 1.0
+    inertia: [1.0e-3, 1.0e-3, 1.0e-3]
+    position: [0.6, 0, -0.8]
+    nodes:
+      hinge: {position: [-0.6, 0, 0.8], orientation: {axis: [1, 0, 0], angle_deg: 90}}
+links:
+  hinge: {type: revolute, master: ground.pivot, slave: bob.hinge}
+solver: {t_end: 0.1, dt: 0.01}
+output: {every: 2}
+"""
+
+
+def frylinks_cmd(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "frylinks", *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=120)
+
+
+@pytest.fixture
+def case(tmp_path: Path) -> Path:
+    path = tmp_path / "short.yaml"
+    path.write_text(SHORT_CASE)
+    return path
+
+
+def test_run_writes_the_file_beside_the_case(case: Path) -> None:
+    proc = frylinks_cmd("run", case.name, cwd=case.parent)
+    assert proc.returncode == 0, proc.stderr
+    out = case.with_suffix(".nc")
+    assert proc.stdout.startswith("completed: 6 samples to t = 0.1 s in ")
+    assert proc.stdout.rstrip().endswith(f"-> {out.name}")
+    assert "Traceback" not in proc.stderr
+    assert "simulated time" not in proc.stderr  # no progress bar off a terminal
+    with xr.open_dataset(out) as ds:
+        assert ds.attrs["status"] == "completed"
+        assert ds.attrs["title"] == "short-pendulum"
+        assert ds.attrs["case"] == SHORT_CASE
+        assert ds.sizes["time"] == 6
+
+
+def test_run_with_output_option(case: Path, tmp_path: Path) -> None:
+    out = tmp_path / "results" / "custom.nc"
+    out.parent.mkdir()
+    proc = frylinks_cmd("run", str(case), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert out.exists() and not case.with_suffix(".nc").exists()
+
+
+def test_broken_case_is_one_error_line(case: Path) -> None:
+    case.write_text(SHORT_CASE.replace("mass: 1.0", "mass: -1.0"))
+    proc = frylinks_cmd("run", str(case))
+    assert proc.returncode == 2
+    assert proc.stderr == (f"frylinks: error: case '{case}', bodies.bob.mass: must be > 0, "
+                           "got -1 (line 8)\n")
+    assert proc.stdout == ""
+    assert not case.with_suffix(".nc").exists()
+
+
+def test_yaml_error_and_missing_file(case: Path) -> None:
+    case.write_text("frylinks: 1\nbodies: [\n")
+    proc = frylinks_cmd("check", str(case))
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"frylinks: error: case '{case}': line 3, column 1: YAML")
+    assert "Traceback" not in proc.stderr
+    assert main(["check", str(case.parent / "missing.yaml")]) == 2
+
+
+def test_diverged_run_exits_1(tmp_path: Path) -> None:
+    path = tmp_path / "stiff.yaml"
+    path.write_text("frylinks: 1\nbodies:\n  mass: {mass: 1.0, inertia: [1, 1, 1]}\n"
+                    "links:\n  spring:\n    type: prismatic\n    master: ground\n"
+                    "    slave: mass\n    spring_damper: {stiffness: 1.0e+9}\n"
+                    "solver: {t_end: 1.0, dt: 0.01}\n")
+    proc = frylinks_cmd("run", str(path))
+    assert proc.returncode == 1
+    assert proc.stdout.startswith("diverged at t=")
+    with xr.open_dataset(path.with_suffix(".nc")) as ds:
+        assert ds.attrs["status"].startswith("diverged at t=")
+
+
+def test_check(case: Path) -> None:
+    proc = frylinks_cmd("check", str(case))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "ok: 1 bodies, 1 links, 0 forces\n"
+    assert not case.with_suffix(".nc").exists()
+
+
+def test_plugins_lists_every_builtin_type() -> None:
+    proc = frylinks_cmd("plugins")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].split() == ["kind", "type", "plugin", "distribution", "version",
+                                "description"]
+    rows = {line.split()[1]: line.split() for line in lines[1:]}
+    assert rows["revolute"][:4] == ["link", "revolute", "links", "frylinks"]
+    for kind, name in [("link", "screw"), ("force", "world_torque"), ("signal", "sine")]:
+        assert rows[name][0] == kind and rows[name][3] == "frylinks"
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert main(["sweep", "x.yaml"]) == 2  # not a command yet
+    assert "invalid choice: 'sweep'" in capsys.readouterr().err
+    assert main(["--version"]) == 0

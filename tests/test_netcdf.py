@@ -1,0 +1,198 @@
+"""Results streamed to netCDF: the file is the returned Dataset, readable while a run goes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import netCDF4
+import numpy as np
+import pytest
+import xarray as xr
+
+import frylinks
+from frylinks import netcdf
+from frylinks.engine import Model, assemble
+from frylinks.netcdf import StreamWriter
+from frylinks.results import VARIABLES, Sampler
+
+
+def pendulum() -> frylinks.System:
+    """A pendulum pushed by a sine force: bodies, links and forces all non-empty."""
+    system = frylinks.System(gravity=[0, 0, -9.81], name="pendulum-test")
+    system.ground.add_node("pivot", orientation={"axis": [1, 0, 0], "angle_deg": 90})
+    bob = system.add_body("bob", mass=1.0, inertia=[1e-3] * 3, position=[0.6, 0, -0.8])
+    bob.add_node("hinge", position=[-0.6, 0, 0.8],
+                 orientation={"axis": [1, 0, 0], "angle_deg": 90})
+    system.add_link("hinge", "revolute", master="ground.pivot", slave="bob.hinge",
+                    spring_damper={"damping": 0.1})
+    system.add_force("push", "world_force", node="bob",
+                     force=[{"type": "sine", "amplitude": 2.0, "omega": 3.0}, 0, 0])
+    return system
+
+
+def read(path: Path) -> xr.Dataset:
+    """The file's contents, loaded, with the file closed again."""
+    with xr.open_dataset(path) as ds:
+        return ds.load()
+
+
+def test_streamed_file_equals_returned_dataset(tmp_path: Path) -> None:
+    out = tmp_path / "out.nc"
+    system = pendulum()
+    system.case_text = "frylinks: 1  # the case text"
+    ds = system.run(t_end=0.3, dt=0.01, every=2, output=out)
+    assert ds.attrs["status"] == "completed"
+    back = read(out)
+    xr.testing.assert_allclose(back, ds, rtol=1e-15, atol=0)
+    assert back.sizes == {"time": 16, "body": 1, "link": 1, "force": 1, "xyz": 3, "quat": 4,
+                          "dof": 6}
+    assert float(np.abs(back.force_force.sel(xyz="x")).max()) > 0.5  # the sine is there
+    for name, var in VARIABLES.items():
+        assert back[name].dims == var.dims
+        assert back[name].attrs["units"] == var.units
+        assert back[name].attrs["long_name"] == var.long_name
+    assert back.time.attrs["units"] == "s"
+    assert back.time.dtype == np.float64  # seconds, not decoded to timedeltas
+    for dim, labels in {"body": ["bob"], "link": ["hinge"], "force": ["push"],
+                        "xyz": ["x", "y", "z"], "quat": ["w", "x", "y", "z"],
+                        "dof": ["tx", "ty", "tz", "rx", "ry", "rz"]}.items():
+        assert dim in back.coords and list(back[dim].values) == labels
+    assert back.attrs["status"] == "completed"
+    assert back.attrs["title"] == "pendulum-test"
+    assert back.attrs["frylinks_version"] == frylinks.__version__
+    assert back.attrs["integrator"] == "rk4"
+    assert back.attrs["dt"] == 0.01
+    assert back.attrs["case"] == "frylinks: 1  # the case text"
+    assert back.attrs["Conventions"].startswith("CF-")
+
+
+def test_file_is_compressed_and_chunked_along_time(tmp_path: Path) -> None:
+    out = tmp_path / "out.nc"
+    pendulum().run(t_end=0.02, dt=0.01, output=out)
+    with netCDF4.Dataset(out) as nc:
+        assert nc.data_model == "NETCDF4"
+        assert nc.dimensions["time"].isunlimited()
+        for name in VARIABLES:
+            filters = nc[name].filters()
+            assert filters["zlib"] and filters["complevel"] == 4
+            assert nc[name].chunking() != "contiguous"
+
+
+def test_empty_links_and_forces(tmp_path: Path) -> None:
+    """A free-falling body: the link and force dimensions have length 0."""
+    out = tmp_path / "fall.nc"
+    system = frylinks.System(gravity=[0, 0, -10.0])
+    system.add_body("ball", mass=2.0, inertia=[1, 1, 1])
+    ds = system.run(t_end=0.1, dt=0.05, output=out)
+    back = read(out)
+    assert back.sizes["link"] == 0 and back.sizes["force"] == 0
+    assert back.link_displacement.shape == (3, 0, 6)
+    np.testing.assert_allclose(back.body_position.sel(body="ball", xyz="z"),
+                               [0.0, -0.0125, -0.05], rtol=1e-12)
+    xr.testing.assert_allclose(back.body_position, ds.body_position)
+
+
+def _model() -> Model:
+    return assemble(pendulum())
+
+
+def _records(model: Model, n: int) -> list[tuple[float, dict[str, np.ndarray]]]:
+    """``n`` samples told apart by their body position."""
+    base = Sampler(model).sample(model.initial)
+    out = []
+    for i in range(n):
+        sample = {k: v.copy() for k, v in base.items()}
+        sample["body_position"][:] = i
+        out.append((0.01 * i, sample))
+    return out
+
+
+def test_records_reach_the_file_while_the_run_goes(tmp_path: Path) -> None:
+    out = tmp_path / "stream.nc"
+    model = _model()
+    writer = StreamWriter(out, model, {"title": "stream", "status": "completed"})
+    assert read(out).attrs["status"] == "running"  # readable at once, and says so
+    n = netcdf.FLUSH_RECORDS + 5
+    for t, sample in _records(model, n):
+        writer.append(t, sample, model.initial)
+    during = read(out)  # xarray opens the file while the writer is still going
+    assert during.attrs["status"] == "running"
+    assert during.sizes["time"] == netcdf.FLUSH_RECORDS
+    np.testing.assert_array_equal(during.body_position.sel(body="bob", xyz="y"),
+                                  np.arange(netcdf.FLUSH_RECORDS))
+    writer.close("interrupted at t=2.04")
+    after = read(out)
+    assert after.sizes["time"] == n
+    assert after.attrs["status"] == "interrupted at t=2.04"
+    np.testing.assert_allclose(after.time, 0.01 * np.arange(n))
+
+
+def test_records_are_written_after_a_second_of_wall_time(tmp_path: Path) -> None:
+    out = tmp_path / "slow.nc"
+    model = _model()
+    writer = StreamWriter(out, model, {"title": "slow"})
+    (t0, s0), (t1, s1) = _records(model, 2)
+    writer.append(t0, s0, model.initial)
+    time.sleep(netcdf.FLUSH_SECONDS + 0.05)
+    writer.append(t1, s1, model.initial)
+    assert read(out).sizes["time"] == 2
+    writer.close("completed")
+
+
+def test_a_reader_holding_the_file_delays_but_loses_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "held.nc"
+    model = _model()
+    writer = StreamWriter(out, model, {"title": "held"})
+    reader = subprocess.Popen(
+        [sys.executable, "-c",
+         f"import netCDF4, time; d = netCDF4.Dataset({str(out)!r}); print('open', flush=True);"
+         " time.sleep(1.5); d.close()"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert reader.stdout is not None and reader.stdout.readline().strip() == "open"
+        n = netcdf.FLUSH_RECORDS + 10
+        for t, sample in _records(model, n):
+            writer.append(t, sample, model.initial)
+        if os.environ.get("HDF5_USE_FILE_LOCKING", "").upper() != "FALSE":
+            assert writer.nb_written == 0  # HDF5 refused the writer: records kept
+        writer.close("completed")  # waits for the reader to let go
+    finally:
+        reader.wait(timeout=30)
+    back = read(out)
+    assert back.sizes["time"] == n
+    assert back.attrs["status"] == "completed"
+
+
+def test_diverged_run_keeps_its_steps_and_says_why(tmp_path: Path) -> None:
+    """A spring far too stiff for the step: rk4 blows up; the file keeps what was done."""
+    out = tmp_path / "diverged.nc"
+    system = frylinks.System()
+    system.add_body("mass", mass=1.0, inertia=[1, 1, 1])
+    system.add_link("spring", "prismatic", master="ground", slave="mass",
+                    spring_damper={"stiffness": 1e9})
+    with np.errstate(all="ignore"):
+        ds = system.run(t_end=2.0, dt=0.01, output=out)
+    back = read(out)
+    assert back.attrs["status"].startswith("diverged at t=")
+    assert back.attrs["status"] == ds.attrs["status"]
+    assert 1 < back.sizes["time"] == ds.sizes["time"] < 201
+    np.testing.assert_array_equal(back.time, ds.time)
+
+
+def test_append_after_close_is_refused(tmp_path: Path) -> None:
+    model = _model()
+    writer = StreamWriter(tmp_path / "x.nc", model, {})
+    writer.close("completed")
+    writer.close("completed")  # a second close does nothing
+    (t, sample), = _records(model, 1)
+    with pytest.raises(frylinks.FrylinksError, match="already closed"):
+        writer.append(t, sample, model.initial)
+
+
+def test_unwritable_path_is_a_frylinks_error(tmp_path: Path) -> None:
+    with pytest.raises(frylinks.FrylinksError, match="cannot create the results file"):
+        StreamWriter(tmp_path / "no" / "such" / "dir.nc", _model(), {})
