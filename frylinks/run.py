@@ -12,7 +12,7 @@ import xarray as xr
 from . import __version__
 from .engine import Model, State, assemble, project
 from .errors import FrylinksError, ModelError, SimulationError
-from .integrators import INTEGRATORS, dop853, rk4
+from .integrators import INTEGRATORS, dop853, nb_steps, rk4
 from .params import as_float
 from .results import Sampler, to_dataset
 
@@ -32,6 +32,10 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
                             f"accepted: {', '.join(INTEGRATORS)}")
     if not isinstance(every, int) or isinstance(every, bool) or every < 1:
         raise FrylinksError(f"output.every: expected a whole number >= 1, got {every!r}")
+    try:
+        nb_steps(t_end, dt if integrator == "rk4" else dt * every)
+    except SimulationError as exc:
+        raise ModelError(str(exc), "solver.t_end") from None
     model = assemble(system)
     s = (state or model.initial).copy()
     try:
@@ -68,6 +72,9 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
     bar = _progress(progress, t_end)
     status = "completed"
     last_t = s.t
+    # a diverging run overflows on its last step; the status reports it, not warnings
+    errstate = np.errstate(over="ignore", invalid="ignore")
+    errstate.__enter__()
     try:
         for st in steps:
             sample = sampler.sample(st)
@@ -81,17 +88,20 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
                 bar.update(st.t - last_t)
             last_t = st.t
     except SimulationError as exc:
-        status = f"diverged at t={last_t:.6g}: {exc}"
+        status = f"diverged at t={s.t:.6g}: {exc}"
     except KeyboardInterrupt:
-        status = f"interrupted at t={last_t:.6g}"
+        status = f"interrupted at t={s.t:.6g}"
     finally:
+        errstate.__exit__(None, None, None)
         if bar is not None:
             bar.close()
         attrs["status"] = status
-        if writer is not None:
-            writer.close(status)
-        if reg.observers("frylinks_run_finished"):
-            reg.pm.hook.frylinks_run_finished(system=system, status=status)
+        try:
+            if writer is not None:
+                writer.close(status)
+        finally:
+            if reg.observers("frylinks_run_finished"):
+                reg.pm.hook.frylinks_run_finished(system=system, status=status)
     return to_dataset(model, times, samples, attrs)
 
 

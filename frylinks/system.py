@@ -75,7 +75,10 @@ def parse_orientation(value: Any, path: str) -> np.ndarray:
         axis = unit_vector(value["axis"], f"{path}.axis")
         angle = as_float(value.get("angle_deg", 0.0), f"{path}.angle_deg", "degree")
         return axis_angle_to_quat(axis, np.radians(angle))
-    arr = np.asarray(value, dtype=float) if not isinstance(value, str) else None
+    try:
+        arr = np.asarray(value, dtype=float) if not isinstance(value, str) else None
+    except (TypeError, ValueError):
+        arr = None
     if arr is not None and arr.shape == (4,) and np.isfinite(arr).all() and np.linalg.norm(arr):
         return arr / np.linalg.norm(arr)
     if arr is not None and arr.shape == (3, 3):
