@@ -276,7 +276,7 @@ def _constraints(model: Model, b: BodyStates, ctx: LinkContext, angle_out: Array
     rels: list[Relative] = []
     vals, res, vel, acc = [], [], [], []
     for blk in model.link_blocks:
-        rel = relative(b, blk.master, blk.slave)
+        rel = relative(b, blk.master, blk.slave, need_bias=not positions)
         rels.append(rel)
         sub = LinkContext(ctx.t, ctx.signals, ctx.angle_ref[blk.index])
         if angle_out is not None:
@@ -284,7 +284,7 @@ def _constraints(model: Model, b: BodyStates, ctx: LinkContext, angle_out: Array
             if angle is not None:
                 angle_out[blk.index] = angle
         cons = blk.kind.constraints(rel, sub)
-        g = np.einsum("nci,nij->ncj", cons.rows, rel.J)
+        g = rel.constraint_jacobian(cons.rows)
         vals.append(g.reshape(-1)[blk.value_mask])
         if positions:
             res.append(blk.kind.residual(rel, sub).reshape(-1))
@@ -335,7 +335,7 @@ def evaluate(model: Model, s: State) -> Evaluation:
         E = blk.kind.free_basis(rel)
         mu = np.einsum("nik,nk->ni", E,
                        np.linalg.solve(np.einsum("nik,nil->nkl", E, E), Q[..., None])[..., 0])
-        gen = np.einsum("nij,ni->nj", rel.J, mu)  # J^T mu: (n, 12) on [A, B]
+        gen = rel.generalized(mu)  # (n, 12): wrenches on A, then B
         _scatter(f, blk.master.body, gen[:, :6])
         _scatter(f, blk.slave.body, gen[:, 6:])
 
@@ -434,7 +434,7 @@ def update_angle_refs(model: Model, s: State) -> None:
     ctx = _link_ctx(model, s)
     for blk in model.link_blocks:
         sub = LinkContext(ctx.t, ctx.signals, s.angle_ref[blk.index])
-        rel = relative(b, blk.master, blk.slave, need_jacobian=False)
+        rel = relative(b, blk.master, blk.slave, need_bias=False)
         angle = blk.kind.unwrap_angle(rel, sub)
         if angle is not None:
             s.angle_ref[blk.index] = angle

@@ -123,8 +123,12 @@ class Relative:
     d : (n, 3) relative position, master-node axes.
     q_rel : (n, 4) rotation master node -> slave node (w >= 0 not enforced).
     tau : (n, 6) relative twist [d', w_rel], master-node axes.
-    J : (n, 6, 12) ``tau = J @ [v_A, w_A, v_B, w_B]``.
     kappa : (n, 6) velocity-product part of ``tau'``.
+    lever_A : (n, 3) master COG -> slave node, world axes (``p_s - x_A``).
+    lever_B : (n, 3) slave COG -> slave node, world axes.
+
+    The engine never forms ``J`` itself: :meth:`constraint_jacobian` and
+    :meth:`generalized` apply it in closed form; :attr:`J` builds it on demand.
     """
 
     master: NodeFrames
@@ -133,13 +137,48 @@ class Relative:
     d: Array
     q_rel: Array
     tau: Array
-    J: Array
     kappa: Array
+    lever_A: Array
+    lever_B: Array
+
+    @property
+    def J(self) -> Array:
+        """``(n, 6, 12)`` with ``tau = J @ [v_A, w_A, v_B, w_B]`` (world velocities)."""
+        n = len(self.d)
+        RmT = np.swapaxes(self.Rm, 1, 2)
+        J = np.zeros((n, 6, 12))
+        J[:, :3, 0:3] = -RmT
+        J[:, :3, 3:6] = RmT @ skew(self.lever_A)
+        J[:, :3, 6:9] = RmT
+        J[:, :3, 9:12] = -RmT @ skew(self.lever_B)
+        J[:, 3:, 3:6] = -RmT
+        J[:, 3:, 9:12] = RmT
+        return J
+
+    def constraint_jacobian(self, rows: Array) -> Array:
+        """``rows @ J`` for rows ``(n, nc, 6)`` over ``tau``: shape ``(n, nc, 12)``.
+
+        A row ``s = [s_lin, s_ang]`` in master axes is ``w = Rm s`` in world; then
+        ``s^T J = [-w_lin, w_lin x lever_A - w_ang, w_lin, -w_lin x lever_B + w_ang]``.
+        """
+        wl = np.einsum("nij,ncj->nci", self.Rm, rows[..., :3])
+        wa = np.einsum("nij,ncj->nci", self.Rm, rows[..., 3:])
+        return np.concatenate([-wl, cross(wl, self.lever_A[:, None]) - wa, wl,
+                               wa - cross(wl, self.lever_B[:, None])], axis=2)
+
+    def generalized(self, mu: Array) -> Array:
+        """``J^T mu`` for generalised forces ``mu (n, 6)`` over ``tau``: ``(n, 12)``, the
+        wrenches (force, torque about the COG; world) on body A then body B."""
+        f = rotate(self.Rm, mu[:, :3])
+        t = rotate(self.Rm, mu[:, 3:])
+        return np.concatenate([-f, -cross(self.lever_A, f) - t, f,
+                               cross(self.lever_B, f) + t], axis=1)
 
 
-def relative(b: BodyStates, master: NodeSet, slave: NodeSet, need_jacobian: bool = True
+def relative(b: BodyStates, master: NodeSet, slave: NodeSet, need_bias: bool = True
              ) -> Relative:
-    """Relative kinematics of ``slave`` nodes with respect to ``master`` nodes."""
+    """Relative kinematics of ``slave`` nodes with respect to ``master`` nodes
+    (``kappa`` left zero unless ``need_bias``)."""
     fm = node_frames(b, master)
     fs = node_frames(b, slave)
     n = len(master)
@@ -152,16 +191,8 @@ def relative(b: BodyStates, master: NodeSet, slave: NodeSet, need_jacobian: bool
     tau = np.concatenate([rotate_back(Rm, lin_world), rotate_back(Rm, wB - wA)], axis=1)
     d = rotate_back(Rm, delta)
     q_rel = quat_multiply(quat_conjugate(fm.q), fs.q)
-    J = np.zeros((n, 6, 12))
     kappa = np.zeros((n, 6))
-    if need_jacobian and n:
-        RmT = np.swapaxes(Rm, 1, 2)
-        J[:, :3, 0:3] = -RmT
-        J[:, :3, 3:6] = RmT @ skew(fs.p - b.x[master.body])
-        J[:, :3, 6:9] = RmT
-        J[:, :3, 9:12] = -RmT @ skew(fs.r)
-        J[:, 3:, 3:6] = -RmT
-        J[:, 3:, 9:12] = RmT
+    if need_bias and n:
         acc = (
             cross(wB, cross(wB, fs.r))
             - cross(wA, cross(wA, fm.r))
@@ -170,4 +201,4 @@ def relative(b: BodyStates, master: NodeSet, slave: NodeSet, need_jacobian: bool
         )
         kappa[:, :3] = rotate_back(Rm, acc)
         kappa[:, 3:] = -rotate_back(Rm, cross(wA, wB))
-    return Relative(fm, fs, Rm, d, q_rel, tau, J, kappa)
+    return Relative(fm, fs, Rm, d, q_rel, tau, kappa, fs.p - b.x[master.body], fs.r)

@@ -181,12 +181,27 @@ def test_kappa_is_velocity_product_part_of_tau_dot(case: tuple[Trajectory, NodeS
     assert np.abs(r0.kappa).max() > 0.1
 
 
-def test_no_jacobian_requested_gives_same_pose_and_tau(
+def test_no_bias_requested_gives_same_pose_and_tau(
         case: tuple[Trajectory, NodeSet, NodeSet]) -> None:
-    """need_jacobian=False skips J and kappa but leaves d, q_rel and tau unchanged."""
+    """need_bias=False skips kappa but leaves d, q_rel, tau and J unchanged."""
     traj, master, slave = case
     b = traj.at(0.3)
-    full, light = relative(b, master, slave), relative(b, master, slave, need_jacobian=False)
+    full, light = relative(b, master, slave), relative(b, master, slave, need_bias=False)
     np.testing.assert_array_equal(full.d, light.d)
     np.testing.assert_array_equal(full.q_rel, light.q_rel)
     np.testing.assert_array_equal(full.tau, light.tau)
+    np.testing.assert_array_equal(full.J, light.J)
+
+
+def test_closed_forms_apply_j(case: tuple[Trajectory, NodeSet, NodeSet]) -> None:
+    """constraint_jacobian(rows) == rows @ J and generalized(mu) == J^T mu (the engine
+    uses the closed forms and never builds J)."""
+    traj, master, slave = case
+    rel = relative(traj.at(0.7), master, slave)
+    rng = np.random.default_rng(3)
+    rows = rng.normal(size=(len(rel.d), 4, 6))
+    mu = rng.normal(size=(len(rel.d), 6))
+    np.testing.assert_allclose(rel.constraint_jacobian(rows),
+                               np.einsum("nci,nij->ncj", rows, rel.J), rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(rel.generalized(mu), np.einsum("nij,ni->nj", rel.J, mu),
+                               rtol=1e-13, atol=1e-13)
