@@ -388,6 +388,7 @@ def project(model: Model, s: State, iterations: int = 4, initial: bool = False) 
     limit = 50 if initial else iterations
     worst = np.inf
     it = 0
+    last = False
     while True:
         b = body_states(model, s)
         ctx = _link_ctx(model, s)
@@ -401,17 +402,16 @@ def project(model: Model, s: State, iterations: int = 4, initial: bool = False) 
                 "(reduce dt)")
         _, Minv = _mass_inverse(model, b)
         model.solver.factor(vals, Minv)
-        if worst <= tol or it == limit:
+        if worst <= tol or it == limit or last:
             break
         du = model.solver.correction(res)
         s.x += du[:, :3]
         s.q[:] = quat_multiply(rotvec_to_quat(du[:, 3:]), s.q)
         s.q /= np.linalg.norm(s.q, axis=1, keepdims=True)
         it += 1
-        if worst < 1e-7 * model.length_scale and not initial:
-            # Newton converges quadratically: from here one step reaches round-off, and
-            # G at the old positions differs by O(worst) only (for the velocity step)
-            break
+        # Newton converges quadratically: from here one step reaches round-off, so the
+        # next pass only refreshes G at the corrected positions for the velocity step
+        last = worst < 1e-7 * model.length_scale and not initial
     if initial and worst > 1e-9 * model.length_scale:
         raise SimulationError(
             f"the initial positions cannot be assembled: link '{_worst_link(model, res)}' "
