@@ -6,8 +6,11 @@ sparse LU of it costs a time linear in the number of bodies. Small systems take 
 dense path, where numpy's overhead is lower than scipy.sparse's.
 
 Redundant constraints (a fixed link doubled, a closed loop) make ``A`` singular; a
-relative Tikhonov term ``eps * diag(A)`` keeps it solvable. It changes the accelerations
-by a relative ``eps`` and shares the reaction equally between redundant rows.
+relative Tikhonov term ``eps * diag(A)`` keeps it solvable and shares the reaction
+equally between redundant rows. Alone it would leave the accelerations violating the
+constraints by ``eps diag(A) lam`` (constraint forces doing work); one step of iterated
+regularisation, ``lam += (A + eps D)^-1 (rhs - A lam)`` with the same factors, removes
+that bias to round-off.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ class ConstraintSolver:
         self._G: Any = np.zeros((0, 0))
         self._Minv = np.zeros((nb_bodies, 6, 6))
         self._lu: Any = None
+        self._A: Any = None
         if not self.dense and nb_rows:
             # csr structure built once; only the data changes per evaluation
             order = np.lexsort((cols, rows))
@@ -73,6 +77,7 @@ class ConstraintSolver:
             GM = np.einsum("rbi,bij->rbj", G.reshape(self.nb_rows, self.nb_bodies, 6), Minv)
             A = GM.reshape(self.nb_rows, -1) @ G.T
             d = np.diagonal(A).copy()
+            self._A = A.copy()
             A[np.diag_indices_from(A)] += EPS * d + 1e-300
             try:
                 self._lu = cho_factor(A, check_finite=False)
@@ -85,6 +90,7 @@ class ConstraintSolver:
             Mb = sp.bsr_matrix((Minv, self._minv_indices, self._minv_indptr),
                                shape=(6 * self.nb_bodies, 6 * self.nb_bodies))
             As: Any = (Gs @ Mb @ Gs.T).tocsc()
+            self._A = As
             As = As + sp.diags(EPS * As.diagonal() + 1e-300)
             try:
                 self._lu = spla.splu(As.tocsc(), permc_spec="MMD_AT_PLUS_A")
@@ -101,13 +107,17 @@ class ConstraintSolver:
         """``M^-1 f`` for ``f (nb, 6)``."""
         return np.einsum("bij,bj->bi", self._Minv, f)
 
-    def solve_multipliers(self, rhs: Array) -> Array:
-        """``lam`` with ``A lam = rhs``."""
-        if not self.nb_rows:
-            return np.zeros(0)
+    def _solve(self, rhs: Array) -> Array:
         if self.dense:
             return np.asarray(cho_solve(self._lu, rhs, check_finite=False))
         return np.asarray(self._lu.solve(rhs))
+
+    def solve_multipliers(self, rhs: Array) -> Array:
+        """``lam`` with ``A lam = rhs`` (regularised, then refined once)."""
+        if not self.nb_rows:
+            return np.zeros(0)
+        lam = self._solve(rhs)
+        return lam + self._solve(rhs - self._A @ lam)
 
     def G_T(self, lam: Array) -> Array:
         """``G^T lam`` as ``(nb, 6)``."""
