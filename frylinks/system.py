@@ -24,7 +24,7 @@ from .params import (
     did_you_mean,
     parse_params,
 )
-from .registry import Registry
+from .registry import Registry, TypeInfo
 from .rotations import axis_angle_to_quat, euler_to_quat, matrix_to_quat
 from .signals import SignalSpec
 
@@ -343,6 +343,20 @@ class System:
         _validate(info.cls, params, path)
         return SignalSpec(kind, params)
 
+    def _new_element(self, kind: str, name: str, type: Any, table: Mapping[str, Any]
+                     ) -> tuple[str, TypeInfo]:
+        """Key path and registered type of a new link or force; checks name and type."""
+        path = f"{kind}s.{name}"
+        _check_name(name, path)
+        if name in table:
+            raise ModelError(f"{kind} '{name}' is defined twice", path)
+        info = self.registry.get(kind, type) if isinstance(type, str) else None
+        if info is None:
+            names = self.registry.names(kind)
+            raise ModelError(f"unknown {kind} type {type!r}{did_you_mean(str(type), names)}; "
+                             f"known: {', '.join(names)}", f"{path}.type")
+        return path, info
+
     def add_link(self, name: str, type: str, master: Any, slave: Any,
                  spring_damper: Any = None, **params: Any) -> LinkDef:
         """Add a link restraining ``slave`` relative to ``master``.
@@ -361,15 +375,7 @@ class System:
         **params
             The type's own parameters (``pitch`` for a screw).
         """
-        path = f"links.{name}"
-        _check_name(name, path)
-        if name in self.links:
-            raise ModelError(f"link '{name}' is defined twice", path)
-        info = self.registry.get("link", type) if isinstance(type, str) else None
-        if info is None:
-            names = self.registry.names("link")
-            raise ModelError(f"unknown link type {type!r}{did_you_mean(str(type), names)}; "
-                             f"known: {', '.join(names)}", f"{path}.type")
+        path, info = self._new_element("link", name, type, self.links)
         m = self.node(master, f"{path}.master")
         s = self.node(slave, f"{path}.slave")
         if m.body is s.body:
@@ -385,15 +391,7 @@ class System:
 
     def add_force(self, name: str, type: str, **params: Any) -> ForceDef:
         """Add a force element of a registered type with its parameters."""
-        path = f"forces.{name}"
-        _check_name(name, path)
-        if name in self.forces:
-            raise ModelError(f"force '{name}' is defined twice", path)
-        info = self.registry.get("force", type) if isinstance(type, str) else None
-        if info is None:
-            names = self.registry.names("force")
-            raise ModelError(f"unknown force type {type!r}{did_you_mean(str(type), names)}; "
-                             f"known: {', '.join(names)}", f"{path}.type")
+        path, info = self._new_element("force", name, type, self.forces)
         parsed = parse_params(info.cls.parameters, params, path, self._check_signal)
         _validate(info.cls, parsed, path)
         nodes = []
