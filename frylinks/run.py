@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,10 +39,17 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         raise ModelError(str(exc), "solver.t_end") from None
     model = assemble(system)
     s = (state or model.initial).copy()
+    given = s.x.copy()
     try:
         project(model, s, initial=True)
     except SimulationError as exc:
         raise ModelError(str(exc)) from exc
+    moved = np.linalg.norm(s.x - given, axis=1)
+    if state is None and moved.size and moved.max() > 1e-6 * model.length_scale:
+        worst = int(np.argmax(moved))
+        warnings.warn(
+            f"initial positions do not satisfy the links: body '{model.body_names[worst]}' "
+            f"was moved by {moved[worst]:.3g} m to assemble them", stacklevel=3)
     if integrator == "rk4":
         steps = rk4(model, s, t_end, dt, every)
     else:

@@ -276,6 +276,7 @@ def pto_system() -> System:
     return s
 
 
+@pytest.mark.filterwarnings("ignore:initial positions do not satisfy")  # the arm is assembled
 def test_pickled_system_runs_identically() -> None:
     """pickle.dumps/loads of a System (the registry is rebuilt on the other side) gives
     a copy whose run is identical, bit for bit, to the original's."""
@@ -289,3 +290,9 @@ def test_pickled_system_runs_identically() -> None:
     # the run did something (a sine force, a spring and gravity act)
     assert float(abs(a["body_position"].isel(time=-1) - a["body_position"].isel(time=0))
                  .max()) > 1e-4
+
+
+def test_unassembled_initial_positions_warn() -> None:
+    """Initial positions off the links are assembled, with a warning naming the body."""
+    with pytest.warns(UserWarning, match="body 'arm' was moved by"):
+        pto_system().run(t_end=0.01, dt=0.01)

@@ -304,10 +304,6 @@ def test_four_bar_velocity_constraints_at_round_off(record_property: Callable) -
     assert locked < 1e-12
 
 
-@pytest.mark.xfail(reason="engine: the relative Tikhonov term EPS * diag(A) of the "
-                          "constraint solve leaves accelerations violating the constraints "
-                          "by EPS diag(A) lam, so constraint forces do work: 7.5e-9 in 1 s "
-                          "(3.6e-11 with EPS = 1e-14)", strict=False)
 def test_four_bar_energy_reference_integrator(record_property: Callable) -> None:
     """With the adaptive reference integrator (dop853, rtol 1e-12) truncation error is
     negligible, so the exact invariant (energy) must hold to 1e-9 over 1 s."""
