@@ -116,6 +116,16 @@ def as_vector(value: Any, path: str, n: int = 3) -> np.ndarray:
     return np.array([as_float(v, f"{path}[{i}]") for i, v in enumerate(value)])
 
 
+def try_array(value: Any) -> np.ndarray | None:
+    """``value`` as a float array, or None if it is text, a mapping or not numeric."""
+    if isinstance(value, str | bytes | Mapping):
+        return None
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
+
+
 def is_signal_spec(value: Any) -> bool:
     """True for a signal given in place of a number: a mapping with a ``type``."""
     return isinstance(value, Mapping) and "type" in value

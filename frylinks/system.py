@@ -23,6 +23,7 @@ from .params import (
     check_keys,
     did_you_mean,
     parse_params,
+    try_array,
 )
 from .registry import Registry, TypeInfo
 from .rotations import axis_angle_to_quat, euler_to_quat, matrix_to_quat
@@ -75,10 +76,7 @@ def parse_orientation(value: Any, path: str) -> np.ndarray:
         axis = unit_vector(value["axis"], f"{path}.axis")
         angle = as_float(value.get("angle_deg", 0.0), f"{path}.angle_deg", "degree")
         return axis_angle_to_quat(axis, np.radians(angle))
-    try:
-        arr = np.asarray(value, dtype=float) if not isinstance(value, str) else None
-    except (TypeError, ValueError):
-        arr = None
+    arr = try_array(value)
     if arr is not None and arr.shape == (4,) and np.isfinite(arr).all() and np.linalg.norm(arr):
         return arr / np.linalg.norm(arr)
     if arr is not None and arr.shape == (3, 3):
@@ -103,12 +101,7 @@ def parse_inertia(value: Any, path: str) -> np.ndarray:
     Six values are ``Ixx Iyy Izz Ixy Ixz Iyz``, the tensor's components (so the
     off-diagonal entries of the matrix are ``Ixy`` etc., not their negatives).
     """
-    arr = None
-    if not isinstance(value, str | Mapping):
-        try:
-            arr = np.asarray(value, dtype=float)
-        except (TypeError, ValueError):
-            arr = None
+    arr = try_array(value)
     if arr is None or arr.shape not in ((3,), (6,), (3, 3)) or not np.isfinite(arr).all():
         raise ModelError("expected 3 principal values [kg m2], 6 values "
                          "[Ixx, Iyy, Izz, Ixy, Ixz, Iyz] or a 3x3 matrix", path)
@@ -490,12 +483,7 @@ def parse_spring_damper(value: Any, free: tuple[str, ...], path: str
 def _matrix(value: Any, nf: int, path: str) -> np.ndarray:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return np.eye(nf) * as_float(value, path)
-    arr = None
-    if not isinstance(value, str | Mapping):
-        try:
-            arr = np.asarray(value, dtype=float)
-        except (TypeError, ValueError):
-            arr = None
+    arr = try_array(value)
     if arr is not None and np.isfinite(arr).all():
         if arr.shape == (nf,):
             return np.diag(arr)
