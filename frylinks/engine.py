@@ -168,7 +168,7 @@ def assemble(system: System) -> Model:
     for type_name, members in by_type.items():
         info = _registered(registry, "link", type_name)
         ds = [defs[i] for i in members]
-        kind = info.cls([d.params for d in ds])
+        kind = info.cls([d.params for d in ds], specs)
         master = _node_set([d.master for d in ds], index, ground)
         slave = _node_set([d.slave for d in ds], index, ground)
         n, nc = len(ds), kind.nb_constraints

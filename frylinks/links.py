@@ -31,6 +31,7 @@ import numpy as np
 from .kinematics import Relative
 from .params import Param
 from .rotations import quat_conjugate, quat_multiply, quat_to_rotvec
+from .signals import SignalArray, SignalSpec
 
 Array = np.ndarray
 
@@ -85,7 +86,11 @@ class LinkType:
     Parameters
     ----------
     instances
-        Parsed parameters of each link of the block, in order.
+        Parsed parameters of each link of the block, in order (signal inputs are
+        :class:`~frylinks.signals.SignalSpec`).
+    signal_specs
+        The model's signal list; :meth:`signal_array` registers signals in it. Their
+        values and first and second derivatives reach the type as ``ctx.signals``.
     """
 
     name: ClassVar[str] = ""
@@ -93,10 +98,17 @@ class LinkType:
     parameters: ClassVar[dict[str, Param]] = {}
     description: ClassVar[str] = ""
 
-    def __init__(self, instances: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, instances: Sequence[Mapping[str, Any]],
+                 signal_specs: list[SignalSpec] | None = None) -> None:
         self.nb_links = len(instances)
         #: Constraint rows per link (set by subclasses).
         self.nb_constraints = 0
+        self._signal_specs = signal_specs if signal_specs is not None else []
+
+    def signal_array(self, entries: Sequence[Any]) -> SignalArray:
+        """A :class:`SignalArray` over ``entries`` (numbers and signals), shape ``(n, ...)``;
+        ``array.at(ctx.signals[k])`` gives its k-th time derivative."""
+        return SignalArray(entries, self._signal_specs)
 
     @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
@@ -155,8 +167,9 @@ class AxisLink(LinkType):
     locked), or all three free.
     """
 
-    def __init__(self, instances: Sequence[Mapping[str, Any]]) -> None:
-        super().__init__(instances)
+    def __init__(self, instances: Sequence[Mapping[str, Any]],
+                 signal_specs: list[SignalSpec] | None = None) -> None:
+        super().__init__(instances, signal_specs)
         free = set(self.free_dofs)
         self._free_t = [i for i in range(3) if DOFS[i] in free]
         self._locked_t = [i for i in range(3) if DOFS[i] not in free]

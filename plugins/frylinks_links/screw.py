@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 import numpy as np
 
 from frylinks.links import AxisLink
 from frylinks.params import Param
+from frylinks.signals import SignalSpec
 
 
 class ScrewLink(AxisLink):
@@ -20,9 +24,10 @@ class ScrewLink(AxisLink):
     parameters = {"pitch": Param("float", "m", "advance along z per turn (m per turn)")}
     description = "rotation about the master node's z axis with tz = pitch * rz / (2 pi)"
 
-    def __init__(self, instances):  # type: ignore[no-untyped-def]
+    def __init__(self, instances: Sequence[Mapping[str, Any]],
+                 signal_specs: list[SignalSpec] | None = None) -> None:
         self._pitch = np.array([p["pitch"] for p in instances], dtype=float)
-        super().__init__(instances)
+        super().__init__(instances, signal_specs)
 
     def coupling(self) -> np.ndarray:
         c = np.zeros((len(self._pitch), 3))
