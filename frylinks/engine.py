@@ -25,7 +25,7 @@ import numpy as np
 
 from .errors import ModelError, SimulationError
 from .forces import ForceContext, ForceType
-from .kinematics import BodyStates, NodeSet, Relative, node_frames, relative
+from .kinematics import BodyStates, NodeFrames, NodeSet, Relative, node_frames, relative
 from .linalg import ConstraintSolver
 from .links import DOFS, LinkContext, LinkType
 from .registry import Registry, TypeInfo
@@ -245,6 +245,8 @@ class Evaluation:
     spring: list[Array | None]
     force_wrench: list[tuple[Array, Array]]
     link_ctx: LinkContext
+    force_frames: list[list[NodeFrames]]
+    force_ctx: ForceContext
 
 
 def body_states(model: Model, s: State) -> BodyStates:
@@ -341,8 +343,10 @@ def evaluate(model: Model, s: State) -> Evaluation:
 
     fctx = ForceContext(s.t, ctx.signals[0], model.gravity)
     wrenches: list[tuple[Array, Array]] = []
+    all_frames: list[list[NodeFrames]] = []
     for fblk in model.force_blocks:
         frames = [node_frames(b, att) for att in fblk.attachments]
+        all_frames.append(frames)
         force, torque = fblk.kind.evaluate(frames, fctx)
         wrenches.append((force, torque))
         for k, (att, fr) in enumerate(zip(fblk.attachments, frames, strict=True)):
@@ -354,7 +358,7 @@ def evaluate(model: Model, s: State) -> Evaluation:
     a0 = model.solver.minv(f)
     lam = model.solver.solve_multipliers(acc - model.solver.G_dot(a0))
     udot = a0 + model.solver.minv(model.solver.G_T(lam))
-    return Evaluation(udot, lam, rels, springs, wrenches, ctx)
+    return Evaluation(udot, lam, rels, springs, wrenches, ctx, all_frames, fctx)
 
 
 def derivative(model: Model, s: State) -> tuple[Array, Evaluation]:

@@ -20,7 +20,7 @@ import netCDF4
 import numpy as np
 
 from .errors import FrylinksError
-from .results import VARIABLES, coordinates
+from .results import coordinates, variables
 
 if TYPE_CHECKING:
     from .engine import Model, State
@@ -67,8 +67,9 @@ class StreamWriter:
         self._buffer: list[Mapping[str, np.ndarray]] = []
         self._closed = False
         coords = coordinates(model)
+        self._variables = variables(model)
         self._shapes = {name: tuple(len(coords[d]) for d in var.dims[1:])
-                        for name, var in VARIABLES.items()}
+                        for name, var in self._variables.items()}
         try:
             ds = netCDF4.Dataset(self.path, "w", format="NETCDF4")
         except OSError as exc:
@@ -92,7 +93,7 @@ class StreamWriter:
         t = ds.createVariable("time", "f8", ("time",), zlib=True, complevel=4,
                               chunksizes=(CHUNK_RECORDS,))
         t.setncatts({"units": "s", "long_name": "time"})
-        for name, meta in VARIABLES.items():
+        for name, meta in self._variables.items():
             shape = self._shapes[name]
             record = 8 * max(1, int(np.prod(shape)))
             chunk_t = int(np.clip(CHUNK_BYTES // record, 1, CHUNK_RECORDS))

@@ -30,6 +30,8 @@ KINDS = {
     "signal": ("frylinks_signal_types", SignalType),
 }
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
+#: Extra dimensions a plugin output may have (after time and the entity).
+OUTPUT_DIMS = ("xyz", "quat", "dof")
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,14 @@ def _validate(info: TypeInfo, base: type) -> None:
         raise PluginError(f"{where} is not a subclass of {base.__module__}.{base.__name__}")
     if not isinstance(info.name, str) or not NAME_PATTERN.match(info.name):
         raise PluginError(f"{where}: name {info.name!r} must match {NAME_PATTERN.pattern}")
+    for oname, o in getattr(info.cls, "outputs", {}).items():
+        if not oname.startswith(f"{info.name}_"):
+            raise PluginError(f"{where}: output '{oname}' must be prefixed '{info.name}_'")
+        if not (isinstance(o.units, str) and isinstance(o.long_name, str) and o.long_name):
+            raise PluginError(f"{where}: output '{oname}' needs units and a long_name")
+        if any(d not in OUTPUT_DIMS for d in o.dims):
+            raise PluginError(f"{where}: output '{oname}' dims {o.dims}; accepted extra dims: "
+                              f"{', '.join(OUTPUT_DIMS)}")
     for pname, p in getattr(info.cls, "parameters", {}).items():
         if not isinstance(p, Param):
             raise PluginError(f"{where}: parameter '{pname}' is not a frylinks.params.Param")

@@ -66,6 +66,19 @@ VARIABLES: dict[str, Variable] = {
 COORDS = {"xyz": ["x", "y", "z"], "quat": ["w", "x", "y", "z"], "dof": list(DOFS)}
 
 
+def variables(model: Model) -> dict[str, Variable]:
+    """The core variables plus every output declared by the model's force types.
+
+    A force type's output ``name`` has dims ``(time, force, *dims)``; elements of other
+    types hold NaN there.
+    """
+    out = dict(VARIABLES)
+    for blk in model.force_blocks:
+        for name, o in blk.kind.outputs.items():
+            out[name] = Variable(("time", "force", *o.dims), o.units, o.long_name)
+    return out
+
+
 class Sampler:
     """Turns a state into the values of every result variable."""
 
@@ -85,6 +98,17 @@ class Sampler:
         }
         out.update(link_outputs(self.model, ev))
         out.update(force_outputs(self.model, ev))
+        nf = len(self.model.force_names)
+        for blk, frames in zip(self.model.force_blocks, ev.force_frames, strict=True):
+            if not blk.kind.outputs:
+                continue
+            values = blk.kind.output_values(frames, ev.force_ctx)
+            for name, o in blk.kind.outputs.items():
+                full = out.get(name)
+                if full is None:
+                    shape = tuple(len(COORDS[d]) for d in o.dims)
+                    full = out[name] = np.full((nf, *shape), np.nan)
+                full[blk.index] = values[name]
         return out
 
 
@@ -98,7 +122,7 @@ def to_dataset(model: Model, times: list[float], samples: list[dict[str, np.ndar
                attrs: dict[str, Any]) -> xr.Dataset:
     """An xarray Dataset of stacked samples, with CF attributes from :data:`VARIABLES`."""
     data = {}
-    for name, var in VARIABLES.items():
+    for name, var in variables(model).items():
         values = np.array([s[name] for s in samples]) if samples else \
             np.zeros((0, *[len(coordinates(model)[d]) for d in var.dims[1:]]))
         data[name] = (var.dims, values, {"units": var.units, "long_name": var.long_name})
