@@ -29,7 +29,7 @@ from .kinematics import BodyStates, NodeFrames, NodeSet, Relative, node_frames, 
 from .linalg import ConstraintSolver
 from .links import DOFS, LinkContext, LinkType
 from .registry import Registry, TypeInfo
-from .rotations import cross, quat_multiply, quat_to_matrix, rotvec_to_quat
+from .rotations import cross, quat_multiply, quat_to_matrix, rotvec_to_quat, skew
 from .signals import SignalBank, SignalSpec
 from .system import Node, System
 
@@ -109,6 +109,7 @@ class ForceBlock:
     names: list[str]
     index: Array
     attachments: list[NodeSet]
+    has_point_masses: bool = False
 
 
 @dataclass
@@ -197,8 +198,9 @@ def assemble(system: System) -> Model:
         fkind = info.cls([d.params for d in fds], specs)
         atts = [_node_set([d.nodes[k] for d in fds], index, ground)
                 for k in range(len(info.cls.attachments))]
-        force_blocks.append(ForceBlock(fkind, [d.name for d in fds],
-                                       np.array(members, dtype=int), atts))
+        force_blocks.append(ForceBlock(
+            fkind, [d.name for d in fds], np.array(members, dtype=int), atts,
+            type(fkind).point_masses is not ForceType.point_masses))
 
     signal_classes = {n: _registered(registry, "signal", n).cls for n in {x.type for x in specs}}
     bank = SignalBank(signal_classes, specs)
@@ -354,11 +356,57 @@ def evaluate(model: Model, s: State) -> Evaluation:
             _scatter(f, att.body, w)
 
     f = f[:nb]
-    model.solver.factor(vals, Minv)
+    coupling = _point_masses(model, all_frames, fctx, f)
+    model.solver.factor(vals, Minv, coupling)
     a0 = model.solver.minv(f)
     lam = model.solver.solve_multipliers(acc - model.solver.G_dot(a0))
     udot = a0 + model.solver.minv(model.solver.G_T(lam))
     return Evaluation(udot, lam, rels, springs, wrenches, ctx, all_frames, fctx)
+
+
+def _point_masses(model: Model, all_frames: list[list[NodeFrames]], ctx: ForceContext,
+                  f: Array) -> tuple[Array, Array] | None:
+    """Point masses of force elements: ``(P, m)`` for the solver; their weight and the
+    velocity-product part of their acceleration are added to ``f`` (in place).
+
+    A point at ``sum_i w_i p_i`` moves with ``P u``, ``P = sum_i w_i [I, -[r_i]x]`` on
+    the attached bodies' columns, and accelerates with ``P u' + sum_i w_i w x (w x r_i)``;
+    its equation ``m (P u' + bias - g) = 0`` enters as ``M += m P^T P`` and
+    ``f += m P^T (g - bias)``.
+    """
+    nb = model.nb_bodies
+    rows: list[Array] = []
+    masses: list[Array] = []
+    for fblk, frames in zip(model.force_blocks, all_frames, strict=True):
+        if not fblk.has_point_masses:
+            continue
+        pm = fblk.kind.point_masses(frames, ctx)
+        if pm is None:
+            continue
+        mass, weights = pm
+        keep = mass > 0
+        if not keep.any():
+            continue
+        n = int(keep.sum())
+        P = np.zeros((n, 3, 6 * (nb + 1)))
+        bias = np.zeros((n, 3))
+        for i, (att, fr) in enumerate(zip(fblk.attachments, frames, strict=True)):
+            w = weights[keep, i][:, None, None]
+            cols = 6 * att.body[keep][:, None] + np.arange(6)
+            block = np.concatenate([np.broadcast_to(np.eye(3), (n, 3, 3)),
+                                    -skew(fr.r[keep])], axis=2) * w
+            np.add.at(P, (np.arange(n)[:, None, None], np.arange(3)[None, :, None],
+                          cols[:, None, :]), block)
+            bias += weights[keep, i][:, None] * cross(fr.w[keep], cross(fr.w[keep], fr.r[keep]))
+        P = P[:, :, : 6 * nb]  # ground columns dropped
+        m = mass[keep]
+        load = m[:, None] * (ctx.gravity - bias)
+        f += np.einsum("nij,ni->j", P, load).reshape(nb, 6)
+        rows.append(P.reshape(3 * n, 6 * nb))
+        masses.append(m)
+    if not rows:
+        return None
+    return np.concatenate(rows), np.concatenate(masses)
 
 
 def derivative(model: Model, s: State) -> tuple[Array, Evaluation]:

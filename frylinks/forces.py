@@ -127,6 +127,21 @@ class ForceType:
         """
         raise NotImplementedError
 
+    def point_masses(self, frames: Sequence[NodeFrames], ctx: ForceContext
+                     ) -> tuple[Array, Array] | None:
+        """Point masses carried by the elements (a spring's own mass), or None.
+
+        Returns
+        -------
+        mass : (n,) ndarray
+            Mass of each element's point [kg] (0 for none).
+        weights : (n, nb_attachments) ndarray
+            The point is ``sum_i weights[:, i] * p_i`` over the attachment node points
+            (weights summing to 1). The engine adds its inertia, which couples the
+            attached bodies, and its weight.
+        """
+        return None
+
     def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> dict[str, Array]:
         """Values of the declared ``outputs``, each ``(n, *dims)``; empty by default."""
         return {}

@@ -53,6 +53,7 @@ class ConstraintSolver:
         self._Minv = np.zeros((nb_bodies, 6, 6))
         self._lu: Any = None
         self._A: Any = None
+        self._wood: tuple[Array, Array, Array] | None = None
         if not self.dense and nb_rows:
             # csr structure built once; only the data changes per evaluation
             order = np.lexsort((cols, rows))
@@ -64,10 +65,32 @@ class ConstraintSolver:
             self._minv_indptr = np.arange(nb_bodies + 1)
             self._minv_indices = np.arange(nb_bodies)
 
-    def factor(self, values: Array, Minv: Array) -> None:
-        """Set ``G`` from ``values`` and the block inverse mass ``Minv (nb, 6, 6)``, then
-        factor ``A``."""
+    def factor(self, values: Array, Minv: Array,
+               coupling: tuple[Array, Array] | None = None) -> None:
+        """Set ``G`` from ``values`` and the inverse mass, then factor ``A``.
+
+        Parameters
+        ----------
+        values
+            Values of ``G`` on the pattern.
+        Minv
+            Inverse of the block-diagonal body mass ``M_b``, ``(nb, 6, 6)``.
+        coupling
+            Point masses coupling bodies, ``(P, m)``: ``P`` ``(3K, 6 nb)`` maps body
+            velocities to the K points' velocities, ``m`` ``(K,)`` their masses, so that
+            ``M = M_b + P^T diag(m) P``. Applied exactly by the Woodbury identity
+            ``M^-1 = M_b^-1 - M_b^-1 P^T S^-1 P M_b^-1``, ``S = diag(1/m) + P M_b^-1 P^T``
+            (3K x 3K), which keeps ``A`` sparse: a point mass touches only the rows of
+            its bodies.
+        """
         self._Minv = Minv
+        self._wood = None
+        if coupling is not None and len(coupling[1]):
+            P, m = coupling
+            MbPt = np.einsum("bij,kbj->bik", Minv,
+                             P.reshape(len(P), self.nb_bodies, 6)).reshape(-1, len(P))
+            S = np.diag(np.repeat(1.0 / m, 3)) + P @ MbPt
+            self._wood = (P, MbPt, np.linalg.inv(S))
         if not self.nb_rows:
             return
         if self.dense:
@@ -76,6 +99,9 @@ class ConstraintSolver:
             self._G = G
             GM = np.einsum("rbi,bij->rbj", G.reshape(self.nb_rows, self.nb_bodies, 6), Minv)
             A = GM.reshape(self.nb_rows, -1) @ G.T
+            if self._wood is not None:
+                Y = G @ self._wood[1]
+                A -= Y @ self._wood[2] @ Y.T
             d = np.diagonal(A).copy()
             self._A = A.copy()
             A[np.diag_indices_from(A)] += EPS * d + 1e-300
@@ -90,6 +116,9 @@ class ConstraintSolver:
             Mb = sp.bsr_matrix((Minv, self._minv_indices, self._minv_indptr),
                                shape=(6 * self.nb_bodies, 6 * self.nb_bodies))
             As: Any = (Gs @ Mb @ Gs.T).tocsc()
+            if self._wood is not None:
+                Y = sp.csr_matrix(Gs @ self._wood[1])  # nonzero only on coupled bodies' rows
+                As = (As - Y @ sp.csr_matrix(self._wood[2]) @ Y.T).tocsc()
             self._A = As
             As = As + sp.diags(EPS * As.diagonal() + 1e-300)
             try:
@@ -104,8 +133,12 @@ class ConstraintSolver:
         return np.asarray(self._G @ u.reshape(-1))
 
     def minv(self, f: Array) -> Array:
-        """``M^-1 f`` for ``f (nb, 6)``."""
-        return np.einsum("bij,bj->bi", self._Minv, f)
+        """``M^-1 f`` for ``f (nb, 6)`` (with the point-mass coupling, if any)."""
+        y = np.einsum("bij,bj->bi", self._Minv, f)
+        if self._wood is None:
+            return y
+        P, MbPt, Sinv = self._wood
+        return y - (MbPt @ (Sinv @ (P @ y.reshape(-1)))).reshape(y.shape)
 
     def _solve(self, rhs: Array) -> Array:
         if self.dense:
