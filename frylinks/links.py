@@ -82,6 +82,13 @@ class LinkType:
         Parameters beside ``type``, ``master``, ``slave`` and ``spring_damper``.
     description : str
         One line for ``frylinks plugins`` and the docs.
+    constraint_level : str
+        ``"position"`` (the default): the rows are the Jacobian of :meth:`residual`.
+        ``"velocity"``: the rows constrain velocities only (Solfec's velocity driver);
+        there is no position-level constraint, :meth:`residual` is zero and the position
+        is the integral of the velocity target. ``"acceleration"``: only the acceleration
+        is constrained; :meth:`residual` is zero and the velocity target is the current
+        ``rows @ tau``, so the projection after a step leaves the motion alone.
 
     Parameters
     ----------
@@ -97,6 +104,7 @@ class LinkType:
     free_dofs: ClassVar[tuple[str, ...]] = ()
     parameters: ClassVar[dict[str, Param]] = {}
     description: ClassVar[str] = ""
+    constraint_level: ClassVar[str] = "position"
 
     def __init__(self, instances: Sequence[Mapping[str, Any]],
                  signal_specs: list[SignalSpec] | None = None) -> None:

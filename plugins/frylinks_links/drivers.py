@@ -1,0 +1,121 @@
+"""Solfec's drivers: the slave node's motion along the master node's z axis follows a
+signal; every other DOF is free.
+
+One row, ``tz`` of the relative twist (``d_z' `` in master-node axes), with targets from
+the ``signal`` ``s(t)`` and its first two time derivatives:
+
+================================ ================ ============= ================
+type                             residual         velocity      acceleration
+================================ ================ ============= ================
+``prescribed_displacement``      ``d_z - s``      ``s'``        ``s''``
+``prescribed_velocity``          0                ``s``         ``s'``
+``prescribed_acceleration``      0                ``d_z'``      ``s``
+================================ ================ ============= ================
+
+Solfec's SET_DISPLACEMENT, SET_VELOCITY and SET_ACCELERATION (their tangential reaction
+is zero: the one row is normal to the master node's xy plane). The velocity driver
+constrains the velocity only: the position is its time integral, never corrected. The
+acceleration driver constrains the acceleration only: its velocity target is the
+current velocity, so the projection after a step leaves it alone, and velocity and
+position are the integrals of the signal. The reaction force (along the master z axis)
+is reported like any link's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from frylinks.kinematics import Relative
+from frylinks.links import AxisLink, ConstraintBlock, LinkContext
+from frylinks.params import Param
+from frylinks.signals import SignalSpec
+
+Array = np.ndarray
+
+#: Free DOFs of every driver: all but the driven tz.
+FREE = ("tx", "ty", "rx", "ry", "rz")
+
+#: Example signals (a sine, a linear spline, a constant) for the contract checks.
+_EXAMPLES = [
+    {"signal": {"type": "sine", "amplitude": 0.4, "omega": 2.0, "phase_deg": 30.0,
+                "offset": 0.3}},
+    {"signal": {"type": "linear_spline", "points": [[0.0, 0.2], [0.25, -0.1], [1.0, 0.6]]}},
+    {"signal": 0.7},
+]
+
+
+class _Driver(AxisLink):
+    """A driver: ``tz`` follows ``signal``; subclasses say at which level."""
+
+    free_dofs = FREE
+
+    def __init__(self, instances: Sequence[Mapping[str, Any]],
+                 signal_specs: list[SignalSpec] | None = None) -> None:
+        super().__init__(instances, signal_specs)
+        entries = [p["signal"] for p in instances]
+        self._signal = self.signal_array(entries)
+        # SignalArray.at() gives a number's value at every order: its rates are zero
+        self._varies = np.array([isinstance(e, SignalSpec) for e in entries],
+                                dtype=float).reshape(-1, 1)
+
+    def signal(self, ctx: LinkContext, order: int) -> Array:
+        """The signal's time derivative of ``order`` at ``ctx.t``, shape ``(n, 1)``."""
+        value = self._signal.at(ctx.signals[order]).reshape(-1, 1)
+        return value if order == 0 else value * self._varies
+
+
+class PrescribedDisplacement(_Driver):
+    """``d_z = s(t)``: the slave node's position along the master z axis follows the
+    signal (velocity ``s'`` and acceleration ``s''`` follow)."""
+
+    name = "prescribed_displacement"
+    parameters = {"signal": Param("signal", "m", "displacement along the master node's z "
+                                  "axis: a number or a signal")}
+    description = "Solfec: displacement along the master node's z axis follows a signal"
+    examples = _EXAMPLES
+
+    def constraints(self, rel: Relative, ctx: LinkContext) -> ConstraintBlock:
+        return ConstraintBlock(self._rows, self.signal(ctx, 1), self.signal(ctx, 2))
+
+    def residual(self, rel: Relative, ctx: LinkContext) -> Array:
+        return rel.d[:, 2:3] - self.signal(ctx, 0)
+
+
+class PrescribedVelocity(_Driver):
+    """``d_z' = s(t)``: the velocity along the master z axis follows the signal; the
+    position is its integral (no position-level constraint)."""
+
+    name = "prescribed_velocity"
+    parameters = {"signal": Param("signal", "m s-1", "velocity along the master node's z "
+                                  "axis: a number or a signal")}
+    description = "Solfec: velocity along the master node's z axis follows a signal"
+    examples = _EXAMPLES
+    constraint_level = "velocity"
+
+    def constraints(self, rel: Relative, ctx: LinkContext) -> ConstraintBlock:
+        return ConstraintBlock(self._rows, self.signal(ctx, 0), self.signal(ctx, 1))
+
+    def residual(self, rel: Relative, ctx: LinkContext) -> Array:
+        return self._zeros
+
+
+class PrescribedAcceleration(_Driver):
+    """``d_z'' = s(t)``: the acceleration along the master z axis follows the signal;
+    velocity and position are its integrals (neither is corrected)."""
+
+    name = "prescribed_acceleration"
+    parameters = {"signal": Param("signal", "m s-2", "acceleration along the master node's "
+                                  "z axis: a number or a signal")}
+    description = "Solfec: acceleration along the master node's z axis follows a signal"
+    examples = _EXAMPLES
+    constraint_level = "acceleration"
+
+    def constraints(self, rel: Relative, ctx: LinkContext) -> ConstraintBlock:
+        # the velocity target is the velocity now: the projection does not touch it
+        return ConstraintBlock(self._rows, rel.tau[:, 2:3].copy(), self.signal(ctx, 0))
+
+    def residual(self, rel: Relative, ctx: LinkContext) -> Array:
+        return self._zeros
