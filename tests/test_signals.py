@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,7 @@ from frylinks.registry import Registry
 from frylinks.signals import SignalArray, SignalBank, SignalSpec
 
 REGISTRY = Registry()
+DATA = Path(__file__).parent / "data"
 H = 1e-5
 TOL = 1e-7
 #: sample times: none within 1e-3 of a kink of the examples below (kinks at -1, 0, 0.5, 1,
@@ -75,6 +77,12 @@ EXAMPLES: dict[str, list[tuple[dict[str, Any], Closed]]] = {
          spline([[0.0, 1.0], [0.5, 3.0], [2.0, -1.0], [3.0, -1.0]])),
         ({"points": [[1.0, 4.0]]}, lambda t: (4.0, 0.0, 0.0)),
         ({"points": [[-1.0, 0.0], [1.0, 2.0]]}, spline([[-1.0, 0.0], [1.0, 2.0]])),
+    ],
+    "table": [
+        ({"file": str(DATA / "table.csv")},
+         spline([[0.0, 1.0], [0.5, 3.0], [2.0, -1.0], [3.0, -1.0]])),
+        ({"file": str(DATA / "table.csv"), "column": "force"},
+         spline([[0.0, 10.0], [0.5, 20.0], [2.0, 30.0], [3.0, 40.0]])),
     ],
 }
 

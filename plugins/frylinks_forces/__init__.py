@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from frylinks import hookimpl
 
+from .exudyn import LinearSpringDamper, TorsionalSpringDamper
+from .frames import Force, Torque
+from .line import Damper, Spring, SpringDamperParallel
+from .solfec import UserSpring
 from .world import WorldForce, WorldTorque
 
 
 @hookimpl
 def frylinks_force_types() -> list[type]:
-    return [WorldForce, WorldTorque]
+    return [WorldForce, WorldTorque, Force, Torque, LinearSpringDamper, TorsionalSpringDamper,
+            Spring, Damper, SpringDamperParallel, UserSpring]

@@ -5,8 +5,9 @@ from __future__ import annotations
 from frylinks import hookimpl
 
 from .basic import Constant, LinearSpline, Ramp, Sine
+from .table import Table
 
 
 @hookimpl
 def frylinks_signal_types() -> list[type]:
-    return [Constant, Sine, Ramp, LinearSpline]
+    return [Constant, Sine, Ramp, LinearSpline, Table]

@@ -11,6 +11,8 @@ from frylinks.errors import ModelError
 from frylinks.params import Param
 from frylinks.signals import SignalType
 
+from .interpolation import interpolate
+
 
 def _column(instances: Sequence[Mapping[str, Any]], key: str) -> np.ndarray:
     return np.array([float(p[key]) for p in instances])
@@ -103,21 +105,8 @@ class LinearSpline(SignalType):
 
     def __init__(self, instances: Sequence[Mapping[str, Any]]) -> None:
         super().__init__(instances)
-        self.points = [np.asarray(p["points"], dtype=float) for p in instances]
+        points = [np.asarray(p["points"], dtype=float) for p in instances]
+        self.series = [(pts[:, 0], pts[:, 1]) for pts in points]
 
     def evaluate(self, t: float, order: int = 0) -> np.ndarray:
-        out = np.empty(len(self.points))
-        # one interpolation per instance: splines differ in length, and signals are few
-        for i, pts in enumerate(self.points):
-            tt, vv = pts[:, 0], pts[:, 1]
-            if order == 0:
-                out[i] = np.interp(t, tt, vv)
-            elif order == 1:
-                if len(tt) < 2 or t < tt[0] or t >= tt[-1]:
-                    out[i] = 0.0
-                else:
-                    k = int(np.searchsorted(tt, t, side="right")) - 1
-                    out[i] = (vv[k + 1] - vv[k]) / (tt[k + 1] - tt[k])
-            else:
-                out[i] = 0.0
-        return out
+        return interpolate(self.series, t, order)

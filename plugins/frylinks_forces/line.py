@@ -1,0 +1,160 @@
+"""Multibody.jl (Modelica) line forces: ``spring``, ``damper``, ``spring_damper_parallel``.
+
+A line force acts along the line from the master node (Multibody.jl's ``frame_a``) to
+the slave node (``frame_b``): with ``s = |p_s - p_m|`` and ``e = (p_s - p_m) / s``, the
+tension ``f`` acts as ``-f e`` on the slave node and ``+f e`` on the master node, so a
+positive tension pulls the nodes together. The tensions are
+
+* ``spring``: ``f = stiffness (s - rest)``;
+* ``damper``: ``f = damping s'``;
+* ``spring_damper_parallel``: ``f = stiffness (s - rest) + damping s'``;
+
+with ``s' = e . (v_s - v_m)`` the exact rate of the length. ``rest`` (Multibody.jl's
+``s_unstretched``, default 0) may be a signal: a winch paying out a line.
+
+A ``spring`` may carry its own ``mass``, a point mass on the line at ``length_fraction``
+of the way from the master node (0: at the master, 1: at the slave), as Multibody.jl's
+``Spring(m=..., lengthfraction=...)``: it follows the nodes, and the engine adds its
+inertia (which couples the two bodies) and its weight (see
+:meth:`~frylinks.forces.ForceType.point_masses`).
+
+Below ``s = 1e-9`` m the direction is ``(p_s - p_m) / 1e-9`` (Modelica's ``s_small``),
+so coincident nodes get no force rather than a division by zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from frylinks.errors import ModelError
+from frylinks.forces import ForceContext, ForceType, Output
+from frylinks.kinematics import NodeFrames
+from frylinks.params import Param
+from frylinks.signals import SignalSpec
+
+from .common import line, line_wrench
+
+Array = np.ndarray
+
+MASTER = Param("node", "", "node at one end of the line (Multibody.jl frame_a)")
+SLAVE = Param("node", "", "node at the other end (Multibody.jl frame_b)")
+STIFFNESS = Param("float", "N m-1", "spring stiffness c", minimum=0.0)
+DAMPING = Param("float", "N s m-1", "damping coefficient d", minimum=0.0)
+REST = Param("signal", "m", "unstretched length (s_unstretched); a number or a signal",
+             default=0.0)
+
+
+def _check_rest(params: Mapping[str, Any]) -> None:
+    rest = params["rest"]
+    if isinstance(rest, float) and rest < 0.0:
+        raise ModelError(f"a length must be >= 0, got {rest:g}", "rest")
+
+
+def _outputs(name: str) -> dict[str, Output]:
+    return {
+        f"{name}_length": Output("m", "distance from the master node to the slave node"),
+        f"{name}_length_rate": Output("m s-1", "rate of the distance between the nodes"),
+        f"{name}_force": Output("N", "tension of the line force, positive pulling the nodes "
+                                     "together"),
+    }
+
+
+class _LineForce(ForceType):
+    """A tension ``f(s, s', t)`` along the line master node -> slave node."""
+
+    attachments = ("master", "slave")
+
+    def __init__(self, instances: Sequence[Mapping[str, Any]],
+                 signal_specs: list[SignalSpec]) -> None:
+        super().__init__(instances, signal_specs)
+        self.stiffness = np.array([p.get("stiffness", 0.0) for p in instances], dtype=float)
+        self.damping = np.array([p.get("damping", 0.0) for p in instances], dtype=float)
+        self._rest = self.signal_array([p.get("rest", 0.0) for p in instances])
+
+    def tension(self, length: Array, rate: Array, ctx: ForceContext) -> Array:
+        """Tension ``(n,)`` [N] at lengths and length rates ``(n,)``."""
+        return self.stiffness * (length - self._rest.at(ctx.signals)) + self.damping * rate
+
+    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext
+                 ) -> tuple[Array, Array]:
+        length, unit, rate = line(frames[0], frames[1])
+        return line_wrench(self.tension(length, rate, ctx), unit)
+
+    def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
+                      ) -> dict[str, Array]:
+        length, _, rate = line(frames[0], frames[1])
+        return {f"{self.name}_length": length, f"{self.name}_length_rate": rate,
+                f"{self.name}_force": self.tension(length, rate, ctx)}
+
+
+class Spring(_LineForce):
+    """Linear spring along the line between two nodes, with an optional point mass
+    (module doc): ``f = stiffness (s - rest)``."""
+
+    name = "spring"
+    parameters = {
+        "master": MASTER,
+        "slave": SLAVE,
+        "stiffness": STIFFNESS,
+        "rest": REST,
+        "mass": Param("float", "kg", "mass of the spring, a point on the line (0: none)",
+                      default=0.0, minimum=0.0),
+        "length_fraction": Param("float", "1", "where the mass sits: fraction of the way "
+                                               "from the master node (0) to the slave (1)",
+                                 default=0.5, minimum=0.0),
+    }
+    outputs = _outputs("spring")
+    description = "Multibody.jl linear spring between two nodes (optional point mass)"
+    examples = [{"stiffness": 100.0, "rest": 0.5},
+                {"stiffness": 10.0, "mass": 2.0, "length_fraction": 0.3},
+                {"stiffness": 1.0, "rest": {"type": "ramp", "t_end": 2.0, "final": 3.0}}]
+
+    @classmethod
+    def validate(cls, params: Mapping[str, Any]) -> None:
+        _check_rest(params)
+        if params["length_fraction"] > 1.0:
+            raise ModelError(f"must be between 0 and 1, got {params['length_fraction']:g}",
+                             "length_fraction")
+
+    def __init__(self, instances: Sequence[Mapping[str, Any]],
+                 signal_specs: list[SignalSpec]) -> None:
+        super().__init__(instances, signal_specs)
+        self.mass = np.array([p["mass"] for p in instances], dtype=float)
+        fraction = np.array([p["length_fraction"] for p in instances], dtype=float)
+        self.weights = np.stack([1.0 - fraction, fraction], axis=1).reshape(-1, 2)
+
+    def point_masses(self, frames: Sequence[NodeFrames], ctx: ForceContext
+                     ) -> tuple[Array, Array] | None:
+        """The springs' masses at ``(1 - length_fraction) p_m + length_fraction p_s``."""
+        if not self.mass.any():
+            return None
+        return self.mass, self.weights
+
+
+class Damper(_LineForce):
+    """Linear damper along the line between two nodes: ``f = damping s'``."""
+
+    name = "damper"
+    parameters = {"master": MASTER, "slave": SLAVE, "damping": DAMPING}
+    outputs = _outputs("damper")
+    description = "Multibody.jl linear damper between two nodes"
+    examples = [{"damping": 5.0}]
+
+
+class SpringDamperParallel(_LineForce):
+    """Spring and damper in parallel between two nodes:
+    ``f = stiffness (s - rest) + damping s'``."""
+
+    name = "spring_damper_parallel"
+    parameters = {"master": MASTER, "slave": SLAVE, "stiffness": STIFFNESS,
+                  "damping": DAMPING, "rest": REST}
+    outputs = _outputs("spring_damper_parallel")
+    description = "Multibody.jl spring and damper in parallel between two nodes"
+    examples = [{"stiffness": 100.0, "damping": 3.0, "rest": 0.2}]
+
+    @classmethod
+    def validate(cls, params: Mapping[str, Any]) -> None:
+        _check_rest(params)

@@ -1,0 +1,151 @@
+"""Solfec's ``PUT_SPRING`` as the force type ``user_spring``: a nonlinear line spring.
+
+Along the line from the master node to the slave node (``s = |p_s - p_m|``,
+``e = (p_s - p_m) / s``, ``s' = e . (v_s - v_m)``, as for the other line forces) the
+tension is a function of the **stretch** ``d = s - rest`` and the **stretch rate**
+``d' = s'``:
+
+* Python API: ``function(stretch, stretch_rate) -> tension``, called once per
+  evaluation with numpy arrays of every element that shares the function (see
+  :mod:`frylinks_forces.common`);
+* case file (which cannot hold code): ``table``, a list of ``[stretch, tension]`` pairs
+  interpolated linearly, and extrapolated linearly with the end segments beyond them
+  (a spring does not go slack past its last point).
+
+``damping`` adds ``damping * d'`` in both cases. The tension acts as ``-f e`` on the
+slave node and ``+f e`` on the master node: **a positive tension pulls the nodes
+together**, as for ``spring``. Solfec's callback returns the opposite (the force pushing
+the points apart along ``e``: its ``-1000 * stroke - 100 * velocity`` is here
+``1000 * stretch + 100 * stretch_rate``).
+
+``rest`` has no default: Solfec measures the stroke from the initial distance of the two
+points, Multibody.jl from an unstretched length that defaults to 0; giving it makes the
+choice explicit (the initial distance for a Solfec model).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from frylinks.errors import ModelError
+from frylinks.forces import ForceContext, ForceType, Output
+from frylinks.kinematics import NodeFrames
+from frylinks.params import Param, as_vector
+from frylinks.signals import SignalSpec
+
+from .common import UserFunctions, line, line_wrench
+
+Array = np.ndarray
+
+
+def hardening_line(stretch: Array, stretch_rate: Array) -> Array:
+    """An example tension law: a line slack in compression, hardening in tension, with
+    damping only while taut (``np.where``, as a vectorised user function must)."""
+    taut = stretch > 0.0
+    return np.where(taut, 1.0e3 * stretch + 1.0e4 * stretch**3 + 10.0 * stretch_rate, 0.0)
+
+
+class UserSpring(ForceType):
+    """Nonlinear line spring from a user function or a table (module doc)."""
+
+    name = "user_spring"
+    attachments = ("master", "slave")
+    parameters = {
+        "master": Param("node", "", "node at one end of the spring (Solfec body1, point1)"),
+        "slave": Param("node", "", "node at the other end (Solfec body2, point2)"),
+        "rest": Param("float", "m", "length at zero stretch (Solfec: the initial distance)",
+                      minimum=0.0),
+        "function": Param("callable", "", "tension(stretch, stretch_rate) on numpy arrays "
+                                          "(Python API only)", default=None),
+        "table": Param("any", "", "[stretch (m), tension (N)] pairs, stretch increasing; "
+                                  "interpolated linearly", default=None),
+        "damping": Param("float", "N s m-1", "damping added to the tension: damping * "
+                                             "stretch_rate", default=0.0, minimum=0.0),
+    }
+    outputs = {
+        "user_spring_stretch": Output("m", "stretch: distance between the nodes minus rest"),
+        "user_spring_stretch_rate": Output("m s-1", "rate of the stretch"),
+        "user_spring_force": Output("N", "tension, positive pulling the nodes together"),
+    }
+    description = "Solfec spring: tension from a user function or table of the stretch"
+    examples = [
+        {"rest": 1.0, "table": [[-1.0, -200.0], [0.0, 0.0], [0.5, 50.0], [2.0, 400.0]],
+         "damping": 1.0},
+        {"rest": 0.5, "function": hardening_line},
+    ]
+
+    @classmethod
+    def validate(cls, params: Mapping[str, Any]) -> None:
+        if (params["function"] is None) == (params["table"] is None):
+            raise ModelError("give either a function (Python API) or a table of "
+                             "[stretch, tension] pairs", "table")
+        if params["table"] is not None:
+            parse_table(params["table"])
+
+    def __init__(self, instances: Sequence[Mapping[str, Any]],
+                 signal_specs: list[SignalSpec]) -> None:
+        super().__init__(instances, signal_specs)
+        n = len(instances)
+        self.rest = np.array([p["rest"] for p in instances], dtype=float)
+        self.damping = np.array([p["damping"] for p in instances], dtype=float)
+        self.user = UserFunctions([p["function"] for p in instances], "user_spring tension")
+        # tables padded to one (n, width) array: the stretch axis with +inf, so one
+        # vectorised search finds every element's segment
+        tables = [parse_table(p["table"]) if p["table"] is not None else None
+                  for p in instances]
+        self.tabled = np.array([t is not None for t in tables])
+        width = max([len(t) for t in tables if t is not None], default=2)
+        self.x = np.full((n, width), np.inf)
+        self.y = np.zeros((n, width))
+        self.size = np.full(n, 2)
+        for i, t in enumerate(tables):
+            if t is not None:
+                self.x[i, : len(t)], self.y[i, : len(t)] = t[:, 0], t[:, 1]
+                self.size[i] = len(t)
+            else:
+                self.x[i, :2] = 0.0, 1.0
+
+    def interpolate(self, stretch: Array) -> Array:
+        """Tension of the tables at ``stretch (n,)``, linear extrapolation outside."""
+        rows = np.arange(len(stretch))
+        k = np.sum(stretch[:, None] >= self.x, axis=1) - 1
+        k = np.clip(k, 0, self.size - 2)
+        x0, x1 = self.x[rows, k], self.x[rows, k + 1]
+        y0, y1 = self.y[rows, k], self.y[rows, k + 1]
+        return y0 + (y1 - y0) / (x1 - x0) * (stretch - x0)
+
+    def tension(self, stretch: Array, rate: Array) -> Array:
+        """Tension ``(n,)`` at stretches and stretch rates ``(n,)``."""
+        f = np.where(self.tabled, self.interpolate(stretch), 0.0)
+        if self.user:
+            f = self.user.apply(f, (), (stretch, rate))
+        return f + self.damping * rate
+
+    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext
+                 ) -> tuple[Array, Array]:
+        length, unit, rate = line(frames[0], frames[1])
+        return line_wrench(self.tension(length - self.rest, rate), unit)
+
+    def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
+                      ) -> dict[str, Array]:
+        length, _, rate = line(frames[0], frames[1])
+        stretch = length - self.rest
+        return {"user_spring_stretch": stretch, "user_spring_stretch_rate": rate,
+                "user_spring_force": self.tension(stretch, rate)}
+
+
+def parse_table(value: Any) -> Array:
+    """A ``table`` as an ``(k, 2)`` array of [stretch, tension] rows (k >= 2, stretch
+    strictly increasing); raises :class:`ModelError` at ``table`` otherwise."""
+    if isinstance(value, str | bytes | Mapping) or not hasattr(value, "__len__") \
+            or len(value) < 2:
+        raise ModelError("expected a list of at least two [stretch, tension] pairs", "table")
+    rows = np.array([as_vector(v, f"table[{i}]", 2) for i, v in enumerate(value)])
+    if np.any(np.diff(rows[:, 0]) <= 0):
+        k = int(np.argmax(np.diff(rows[:, 0]) <= 0)) + 1
+        raise ModelError(f"stretches must increase strictly ({rows[k, 0]:g} follows "
+                         f"{rows[k - 1, 0]:g})", f"table[{k}]")
+    return rows
