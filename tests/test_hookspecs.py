@@ -1,4 +1,5 @@
-"""The hook specifications are the plugin author's manual: documented, prefixed, tested.
+"""The hook specifications are the plugin author's manual: documented, prefixed, tested,
+and rendered to docs/hooks.md.
 
 ``EXERCISED`` names, for each hook, a test that makes pluggy call a real implementation
 of it; the checks below keep that list complete and honest (the test exists and its
@@ -8,8 +9,10 @@ module implements or calls the hook).
 from __future__ import annotations
 
 import ast
+import importlib.util
 import inspect
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -20,6 +23,7 @@ from frylinks.registry import Registry
 from frylinks.signals import SignalType
 
 TESTS = Path(__file__).parent
+DOCS = TESTS.parent / "docs"
 
 #: hook -> "file::test" that exercises it through the plugin manager
 EXERCISED = {
@@ -90,3 +94,37 @@ def test_type_hooks_return_classes_of_their_kind(hook: str, base: type) -> None:
     for classes in results:
         assert isinstance(classes, list)
         assert all(isinstance(c, type) and issubclass(c, base) for c in classes)
+
+
+def renderer() -> ModuleType:
+    """docs/render_hooks.py, the generator of docs/hooks.md (a script, not a package)."""
+    spec = importlib.util.spec_from_file_location("render_hooks", DOCS / "render_hooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_hooks_doc_is_rendered_from_the_specs() -> None:
+    """docs/hooks.md is exactly what docs/render_hooks.py makes of the hook specs (run
+    ``python docs/render_hooks.py`` after changing one): every hook has its section with
+    its signature and docstring; docs/plugins.md links to it."""
+    text = (DOCS / "hooks.md").read_text(encoding="utf-8")
+    assert text == renderer().render(), \
+        "docs/hooks.md is out of date: run python docs/render_hooks.py"
+    for name in hookspec_names():
+        fn = getattr(hookspecs, name)
+        assert f"\n## {name}\n" in text
+        assert f"def {name}(" in text
+        assert inspect.getdoc(fn).split("\n")[0] in text
+    assert "(hooks.md)" in (DOCS / "plugins.md").read_text(encoding="utf-8")
+
+
+def test_hooks_doc_markdown_of_rest() -> None:
+    """The renderer turns reST roles and literals into code spans and a ``::`` paragraph
+    into a fenced block."""
+    md = renderer().markdown(
+        "See :class:`~frylinks.System` and :func:`frylinks.run`, ``x = 1``::\n\n"
+        "    [a]\n    b = 1\n\nAfter.")
+    assert md == ("See `System` and `frylinks.run`, `x = 1`:\n\n```\n[a]\nb = 1\n```\n\n"
+                  "After.\n")
