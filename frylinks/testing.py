@@ -745,15 +745,9 @@ def check_link_type(cls: type[LinkType], instances: Instances | None = None, *, 
 class _ForceSetup:
     """``n`` force elements of one type on random nodes of ``nb`` moving bodies."""
 
-    cls: type[ForceType]
     params: list[dict[str, Any]]
     attachments: list[NodeSet]
     bodies: BodyStates
-    registry: Registry
-
-    @property
-    def label(self) -> str:
-        return _label(self.cls)
 
 
 def _force_setup(cls: type[ForceType], instances: list[dict[str, Any]], n: int,
@@ -802,8 +796,7 @@ def _force_setup(cls: type[ForceType], instances: list[dict[str, Any]], n: int,
     q = np.vstack([_random_quat(rng, nb), [1.0, 0.0, 0.0, 0.0]])
     v = np.vstack([rng.uniform(-1, 1, (nb, 3)), np.zeros(3)])
     w = np.vstack([rng.uniform(-1, 1, (nb, 3)), np.zeros(3)])
-    return _ForceSetup(cls, params, attachments, BodyStates(x, q, quat_to_matrix(q), v, w),
-                       registry)
+    return _ForceSetup(params, attachments, BodyStates(x, q, quat_to_matrix(q), v, w))
 
 
 def _force_block(cls: type[ForceType], params: list[dict[str, Any]], registry: Registry
