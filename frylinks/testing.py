@@ -271,10 +271,12 @@ def check_declarations(cls: type[Any]) -> None:
     """Class-level contract of a link, force or signal type (module doc, first item)."""
     kind = _kind_of(cls)
     label = _label(cls)
-    try:
-        Registry(autoload=False).register(_TypesPlugin([(kind, cls)]), name="frylinks.testing")
-    except PluginError as exc:
-        raise AssertionError(f"{label} is refused by the registry: {exc}") from exc
+    with _explained(label, "registering it"):
+        try:
+            Registry(autoload=False).register(_TypesPlugin([(kind, cls)]),
+                                              name="frylinks.testing")
+        except PluginError as exc:
+            raise AssertionError(f"{label} is refused by the registry: {exc}") from exc
     for pname, p in cls.parameters.items():
         if not (isinstance(p.doc, str) and p.doc.strip()):
             raise AssertionError(f"{label}: parameter '{pname}' has no doc line")
