@@ -68,11 +68,12 @@ def frylinks_run_started(system: Any, t_end: float, dt: float) -> None:
 
 @hookspec
 def frylinks_step_completed(system: Any, t: float, state: Any) -> None:
-    """Observe a completed step (monitoring, control).
+    """Observe the run at each output sample (monitoring, control).
 
-    Called after every accepted step, only if a plugin implements it (so runs that
-    nobody observes pay nothing). ``state`` is the engine's
-    :class:`~frylinks.engine.State` (plain arrays); do not modify it.
+    Called once per output sample (every ``output.every`` accepted steps, and at the
+    start), only if a plugin implements it (so runs that nobody observes pay
+    nothing). ``state`` is the engine's :class:`~frylinks.engine.State` (plain
+    arrays); do not modify it.
     """
 
 

@@ -19,7 +19,7 @@ import pluggy
 
 from . import hookspecs
 from .errors import PluginError
-from .forces import ForceType
+from .forces import ForceType, Output
 from .links import LinkType
 from .params import Param
 from .signals import SignalType
@@ -137,7 +137,8 @@ def _validate(info: TypeInfo, base: type) -> None:
     for oname, o in getattr(info.cls, "outputs", {}).items():
         if not oname.startswith(f"{info.name}_"):
             raise PluginError(f"{where}: output '{oname}' must be prefixed '{info.name}_'")
-        if not (isinstance(o.units, str) and isinstance(o.long_name, str) and o.long_name):
+        if not (isinstance(o, Output) and isinstance(o.units, str)
+                and isinstance(o.long_name, str) and o.long_name):
             raise PluginError(f"{where}: output '{oname}' needs units and a long_name")
         if any(d not in OUTPUT_DIMS for d in o.dims):
             raise PluginError(f"{where}: output '{oname}' dims {o.dims}; accepted extra dims: "
