@@ -286,3 +286,45 @@ def test_torsional_spring_is_conservative_with_swing(record_property: Callable) 
     assert swing_angle.max() > 0.5
     assert float(np.abs(np.sin(0.5 * (twist - angle))).max()) < 1e-12  # angle mod 2 pi
     assert drift < 1e-8
+
+
+@pytest.mark.slow
+def test_cubic_user_function_ten_periods(record_property: Callable) -> None:
+    """Slow twin: 5 s (about ten periods): every period and the energy stay exact."""
+    s = frylinks.System(gravity=[0.0, 0.0, 0.0], name="exudyn-cubic-spring")
+    s.ground.add_node("rail", orientation={"axis": [0.0, 1.0, 0.0], "angle_deg": 90.0})
+    s.add_body("body", mass=1.0, inertia=[1.0, 1.0, 1.0], position=[A, 0.0, 0.0])
+    s.add_link("rail", "prismatic", master="ground.rail", slave="body")
+    s.add_force("spring", "linear_spring_damper", master="ground", slave="body",
+                stiffness=KC, user_function=uf_force)
+    ds = s.run(t_end=5.0, dt=1e-3)
+    t = ds.time.values
+    x = ds.body_position.sel(body="body", xyz="x").values
+    v = ds.body_velocity.sel(body="body", xyz="x").values
+    down = np.nonzero((x[:-1] > 0.0) & (x[1:] <= 0.0))[0]
+    crossings = t[down] + x[down] * (t[down + 1] - t[down]) / (x[down] - x[down + 1])
+    eperiod = float(np.abs(np.diff(crossings) - duffing_period()).max())
+    energy = 0.5 * v**2 + KC * x**2 / 2 + 0.1 * KC * x**4 / 4
+    ee = float(np.abs(energy / (KC * A**2 / 2 + 0.1 * KC * A**4 / 4) - 1.0).max())
+    record_property("period_error_s", eperiod)
+    record_property("max_relative_energy_error", ee)
+    assert len(crossings) >= 10
+    assert eperiod < 1e-7
+    assert ee < 1e-8
+
+
+@pytest.mark.slow
+def test_torsional_spin_up_many_turns(record_property: Callable) -> None:
+    """Slow twin: 5 s of the spinner, about 23 turns, against the exact angle."""
+    ds = rotors().run(t_end=5.0, dt=1e-3, every=50)
+    p = SPINNER
+    t = ds.time.values
+    tau, w_inf = p["Izz"] / p["d"], -p["preload"] / p["d"]
+    th = w_inf * (t - tau * (1.0 - np.exp(-t / tau)))
+    angle = ds.torsional_spring_damper_angle.sel(force="spinner").values
+    ea = float(np.abs(angle - th).max())
+    record_property("max_angle_error_rad", ea)
+    assert angle[-1] > 20 * 2 * np.pi
+    assert ea < rk4_bound(w_inf, 1.0, 5.0)
+    link = ds.link_displacement.sel(link="axle_spinner", dof="rz").values
+    assert float(np.abs(link - angle).max()) < 1e-10

@@ -320,3 +320,29 @@ def test_user_spring_table_from_a_case_file(tmp_path: Path, record_property: Cal
     assert eperiod < 1e-7
     tension = ds.user_spring_force.sel(force="bumper").values
     assert float(np.abs(tension - np.where(d > 0, K1 * d, K2 * d)).max()) < 1e-10 * K1
+
+
+@pytest.mark.slow
+def test_sliders_ten_seconds(oscillator: Callable, record_property: Callable) -> None:
+    """Slow twin: 10 s of the bank (1e4 rk4 steps): every slider still exact."""
+    ds = bank().run(t_end=10.0, dt=1e-3, every=50)
+    t = ds.time.values
+    worst = 0.0
+    for name, (m, k, c, axis) in SLIDERS.items():
+        ge = -G * unit(axis)[2]
+        x, _, _ = oscillator(t, m, k, c, k * L0 + m * ge, X0, 0.0)
+        err = float(np.abs(slide(ds, name)[0] - x).max())
+        worst = max(worst, err)
+        assert err < rk4_bound(np.sqrt(k / m), abs(X0 - L0 - m * ge / k), 10.0)
+    record_property("max_slide_error_m", worst)
+
+
+@pytest.mark.slow
+def test_spring_mass_ten_seconds(record_property: Callable) -> None:
+    """Slow twin: 10 s of the spring with its own mass."""
+    x0 = 1.1
+    ds = massive_spring(x0).run(t_end=10.0, dt=1e-3, every=50)
+    x, _, w = massive_exact(ds.time.values, x0)
+    err = float(np.abs(ds.link_displacement.sel(link="rail", dof="tz").values - x).max())
+    record_property("max_slide_error_m", err)
+    assert err < rk4_bound(float(w[0]), abs(x0 - xeq_massive()), 10.0)
