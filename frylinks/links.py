@@ -115,7 +115,7 @@ class LinkType:
 
     def signal_array(self, entries: Sequence[Any]) -> SignalArray:
         """A :class:`SignalArray` over ``entries`` (numbers and signals), shape ``(n, ...)``;
-        ``array.at(ctx.signals[k])`` gives its k-th time derivative."""
+        ``array.at(ctx.signals[k], k)`` gives its k-th time derivative."""
         return SignalArray(entries, self._signal_specs)
 
     @classmethod

@@ -135,11 +135,18 @@ class SignalArray:
         """True when no entry is a signal."""
         return not self._has_signal
 
-    def at(self, values: Array) -> Array:
-        """The array at the time ``values`` (the bank's output) was evaluated for."""
-        if not self._has_signal:
+    def at(self, values: Array, order: int = 0) -> Array:
+        """The array (order 0) or its ``order``-th time derivative, from the bank's
+        ``values`` of that order; constant entries have zero derivatives."""
+        if order > 0:
+            base = np.zeros(self.const.size)
+        elif not self._has_signal:
             return self.const
-        out = self.const.reshape(-1).copy()
+        else:
+            base = self.const.reshape(-1).copy()
+        if not self._has_signal:
+            return base.reshape(self.shape)
+        out = base
         out[self._where] = values[self._slot[self._where]]
         return out.reshape(self.shape)
 

@@ -242,3 +242,17 @@ def test_derivatives_at_kinks_are_right_sided() -> None:
     assert spline_sig.evaluate(0.5, 1)[0] == pytest.approx(-8.0 / 3.0)
     assert spline_sig.evaluate(3.0, 1)[0] == 0.0                 # last knot: held
     assert spline_sig.evaluate(1.0, 1)[1] == 0.0                 # a single point
+
+
+def test_signal_array_derivatives_of_constants_are_zero() -> None:
+    """``at(values, order)`` gives constants a zero rate and signals their own."""
+    from frylinks.signals import SignalArray, SignalBank, SignalSpec
+
+    specs: list[SignalSpec] = []
+    arr = SignalArray([[2.0, SignalSpec("sine", {"amplitude": 1.0, "omega": 3.0,
+                                                 "phase_deg": 0.0, "offset": 0.5})]], specs)
+    bank = SignalBank({"sine": REGISTRY.get("signal", "sine").cls}, specs)
+    t = 0.4
+    np.testing.assert_allclose(arr.at(bank.evaluate(t, 0)), [[2.0, 0.5 + np.sin(3 * t)]])
+    np.testing.assert_allclose(arr.at(bank.evaluate(t, 1), 1), [[0.0, 3 * np.cos(3 * t)]])
+    np.testing.assert_allclose(arr.at(bank.evaluate(t, 2), 2), [[0.0, -9 * np.sin(3 * t)]])

@@ -55,16 +55,11 @@ class _Driver(AxisLink):
     def __init__(self, instances: Sequence[Mapping[str, Any]],
                  signal_specs: list[SignalSpec] | None = None) -> None:
         super().__init__(instances, signal_specs)
-        entries = [p["signal"] for p in instances]
-        self._signal = self.signal_array(entries)
-        # SignalArray.at() gives a number's value at every order: its rates are zero
-        self._varies = np.array([isinstance(e, SignalSpec) for e in entries],
-                                dtype=float).reshape(-1, 1)
+        self._signal = self.signal_array([p["signal"] for p in instances])
 
     def signal(self, ctx: LinkContext, order: int) -> Array:
         """The signal's time derivative of ``order`` at ``ctx.t``, shape ``(n, 1)``."""
-        value = self._signal.at(ctx.signals[order]).reshape(-1, 1)
-        return value if order == 0 else value * self._varies
+        return self._signal.at(ctx.signals[order], order).reshape(-1, 1)
 
 
 class PrescribedDisplacement(_Driver):
