@@ -19,9 +19,11 @@ from typing import Any
 import numpy as np
 
 from frylinks.errors import ModelError, SimulationError
+from frylinks.forces import ForceContext, ForceType
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
 from frylinks.rotations import rotate
+from frylinks.signals import SignalSpec
 
 Array = np.ndarray
 
@@ -108,6 +110,30 @@ def resolved(vectors: Array, frame: Array, axes: Sequence[Array]) -> Array:
         if pick.any():
             out[pick] = rotate(R[pick], vectors[pick])
     return out
+
+
+class ResolvedInput(ForceType):
+    """Base of force types driven by one 3-vector input (``force`` or ``torque``, numbers
+    or signals per component) given in the axes named by ``resolve_frame``.
+
+    Subclasses set ``_key`` (the input parameter) and ``FRAMES`` (``world`` first, then
+    one name per attachment, whose node axes it means).
+    """
+
+    FRAMES: tuple[str, ...] = ("world",)
+    _key = "force"
+
+    def __init__(self, instances: Sequence[Mapping[str, Any]],
+                 signal_specs: list[SignalSpec]) -> None:
+        super().__init__(instances, signal_specs)
+        self._value = self.signal_array([list(p[self._key]) for p in instances])
+        self.frame = np.array([self.FRAMES.index(p["resolve_frame"]) for p in instances],
+                              dtype=int)
+
+    def world(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> Array:
+        """The input vectors now, in world axes: ``(n, 3)``."""
+        value = self._value.at(ctx.signals).reshape(-1, 3)
+        return resolved(value, self.frame, tuple(f.R for f in frames))
 
 
 class UserFunctions:

@@ -14,25 +14,23 @@ Multibody.jl). With ``F`` the force in world axes:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
-from frylinks.forces import ForceContext, ForceType
+from frylinks.forces import ForceContext
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
 from frylinks.rotations import cross
-from frylinks.signals import SignalSpec
 
-from .common import RESOLVE_DOC, SINE, resolved
+from .common import RESOLVE_DOC, SINE, ResolvedInput
 
 Array = np.ndarray
 
 FRAMES = ("world", "master", "slave")
 
 
-class Force(ForceType):
+class Force(ResolvedInput):
     """A force between two nodes (module doc): ``+F`` on the slave node, ``-F`` on the
     master node with the balancing torque ``-(p_s - p_m) x F`` there."""
 
@@ -49,19 +47,8 @@ class Force(ForceType):
     examples = [{"force": [1.0, -2.0, 3.0]},
                 {"force": [4.0, 0.0, -1.0], "resolve_frame": "master"},
                 {"force": [0.5, SINE, -1.0], "resolve_frame": "world"}]
+    FRAMES = FRAMES
     _key = "force"
-
-    def __init__(self, instances: Sequence[Mapping[str, Any]],
-                 signal_specs: list[SignalSpec]) -> None:
-        super().__init__(instances, signal_specs)
-        self._value = self.signal_array([list(p[self._key]) for p in instances])
-        self.frame = np.array([FRAMES.index(p["resolve_frame"]) for p in instances],
-                              dtype=int)
-
-    def world(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> Array:
-        """The input vectors in world axes, ``(n, 3)``."""
-        value = self._value.at(ctx.signals).reshape(-1, 3)
-        return resolved(value, self.frame, (frames[0].R, frames[1].R))
 
     def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext
                  ) -> tuple[Array, Array]:

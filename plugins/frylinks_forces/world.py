@@ -8,22 +8,20 @@ turns with the body: a thruster's thrust, a follower load.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
-from frylinks.forces import ForceContext, ForceType
+from frylinks.forces import ForceContext
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
-from frylinks.signals import SignalSpec
 
-from .common import RESOLVE_DOC, SINE, resolved
+from .common import RESOLVE_DOC, SINE, ResolvedInput
 
 FRAMES = ("world", "node")
 
 
-class WorldForce(ForceType):
+class WorldForce(ResolvedInput):
     """A force on a node, in world or node axes; it makes a torque about the COG."""
 
     name = "world_force"
@@ -37,19 +35,12 @@ class WorldForce(ForceType):
     description = "force on a node in world or node axes (numbers or signals)"
     examples = [{"force": [1.0, -2.0, 3.0]},
                 {"force": [0.5, SINE, -1.0], "resolve_frame": "node"}]
+    FRAMES = FRAMES
     _key = "force"
-
-    def __init__(self, instances: Sequence[Mapping[str, Any]],
-                 signal_specs: list[SignalSpec]) -> None:
-        super().__init__(instances, signal_specs)
-        self._value = self.signal_array([list(p[self._key]) for p in instances])
-        self.frame = np.array([FRAMES.index(p.get("resolve_frame", "world"))
-                               for p in instances], dtype=int)
 
     def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext
                  ) -> tuple[np.ndarray, np.ndarray]:
-        value = self._value.at(ctx.signals).reshape(-1, 3)
-        value = resolved(value, self.frame, (frames[0].R,))[:, None, :]
+        value = self.world(frames, ctx)[:, None, :]
         zero = np.zeros_like(value)
         return (value, zero) if self._key == "force" else (zero, value)
 
