@@ -34,6 +34,7 @@ from frylinks.errors import ModelError
 from frylinks.forces import ForceContext, ForceType, Output
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param, as_vector
+from frylinks.piecewise import PiecewiseLinear
 from frylinks.signals import SignalSpec
 
 from .common import UserFunctions, line, line_wrench
@@ -92,30 +93,17 @@ class UserSpring(ForceType):
         self.rest = np.array([p["rest"] for p in instances], dtype=float)
         self.damping = np.array([p["damping"] for p in instances], dtype=float)
         self.user = UserFunctions([p["function"] for p in instances], "user_spring tension")
-        # tables padded to one (n, width) array: the stretch axis with +inf, so one
-        # vectorised search finds every element's segment
         tables = [parse_table(p["table"]) if p["table"] is not None else None
                   for p in instances]
-        self.tabled = np.array([t is not None for t in tables])
-        width = max([len(t) for t in tables if t is not None], default=2)
-        self.x = np.full((n, width), np.inf)
-        self.y = np.zeros((n, width))
-        self.size = np.full(n, 2)
-        for i, t in enumerate(tables):
-            if t is not None:
-                self.x[i, : len(t)], self.y[i, : len(t)] = t[:, 0], t[:, 1]
-                self.size[i] = len(t)
-            else:
-                self.x[i, :2] = 0.0, 1.0
+        self.tabled = np.array([t is not None for t in tables], dtype=bool).reshape(n)
+        # elements without a table get a zero law (their tension comes from `function`)
+        self.table = PiecewiseLinear(
+            [t if t is not None else np.array([[0.0, 0.0], [1.0, 0.0]]) for t in tables],
+            "linear")
 
     def interpolate(self, stretch: Array) -> Array:
         """Tension of the tables at ``stretch (n,)``, linear extrapolation outside."""
-        rows = np.arange(len(stretch))
-        k = np.sum(stretch[:, None] >= self.x, axis=1) - 1
-        k = np.clip(k, 0, self.size - 2)
-        x0, x1 = self.x[rows, k], self.x[rows, k + 1]
-        y0, y1 = self.y[rows, k], self.y[rows, k + 1]
-        return y0 + (y1 - y0) / (x1 - x0) * (stretch - x0)
+        return self.table.value(stretch)
 
     def tension(self, stretch: Array, rate: Array) -> Array:
         """Tension ``(n,)`` at stretches and stretch rates ``(n,)``."""

@@ -11,7 +11,7 @@ from frylinks.errors import ModelError
 from frylinks.params import Param
 from frylinks.signals import SignalType
 
-from .interpolation import interpolate
+from .interpolation import evaluate, interpolated
 
 
 def _column(instances: Sequence[Mapping[str, Any]], key: str) -> np.ndarray:
@@ -106,7 +106,7 @@ class LinearSpline(SignalType):
     def __init__(self, instances: Sequence[Mapping[str, Any]]) -> None:
         super().__init__(instances)
         points = [np.asarray(p["points"], dtype=float) for p in instances]
-        self.series = [(pts[:, 0], pts[:, 1]) for pts in points]
+        self.curves = interpolated([(pts[:, 0], pts[:, 1]) for pts in points])
 
     def evaluate(self, t: float, order: int = 0) -> np.ndarray:
-        return interpolate(self.series, t, order)
+        return evaluate(self.curves, t, order)

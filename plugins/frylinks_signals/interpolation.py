@@ -12,6 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from frylinks.piecewise import PiecewiseLinear
+
 Array = np.ndarray
 
 
@@ -33,31 +35,15 @@ def check_series(times: Array, values: Array) -> str | None:
     return None
 
 
-def interpolate(series: Sequence[tuple[Array, Array]], t: float, order: int = 0) -> Array:
-    """Values (order 0) or time derivatives (order 1, 2) of piecewise-linear series at ``t``.
+def interpolated(series: Sequence[tuple[Array, Array]]) -> PiecewiseLinear:
+    """The series as one :class:`~frylinks.piecewise.PiecewiseLinear` (held outside)."""
+    return PiecewiseLinear([np.column_stack([tt, vv]) for tt, vv in series], "hold")
 
-    Parameters
-    ----------
-    series
-        One ``(times, values)`` pair of 1-D arrays per instance, times strictly
-        increasing.
-    t
-        Time [s].
-    order
-        0 for the value, 1 for the slope, 2 for the second derivative (zero).
 
-    Returns
-    -------
-    ndarray, shape (len(series),)
-    """
-    out = np.zeros(len(series))
-    if order >= 2:
-        return out
-    # one interpolation per instance: series differ in length, and signals are few
-    for i, (tt, vv) in enumerate(series):
-        if order == 0:
-            out[i] = np.interp(t, tt, vv)
-        elif len(tt) >= 2 and tt[0] <= t < tt[-1]:
-            k = int(np.searchsorted(tt, t, side="right")) - 1
-            out[i] = (vv[k + 1] - vv[k]) / (tt[k + 1] - tt[k])
-    return out
+def evaluate(curves: PiecewiseLinear, t: float, order: int = 0) -> Array:
+    """Values (order 0) or time derivatives (order 1, 2) of the series at ``t``."""
+    if order == 0:
+        return curves.value(t)
+    if order == 1:
+        return curves.slope(t)
+    return np.zeros(len(curves.size))

@@ -1,7 +1,7 @@
 """Signal ``table``: a measured or precomputed time series read from a CSV or netCDF file.
 
 The series is interpolated linearly and held constant outside its time range, exactly as
-``linear_spline`` (they share :func:`~frylinks_signals.interpolation.interpolate`), so a
+``linear_spline`` (they share :class:`frylinks.piecewise.PiecewiseLinear`), so a
 long spline can move from the case file to a file without changing the motion.
 
 Files
@@ -34,7 +34,7 @@ from frylinks.errors import ModelError
 from frylinks.params import Param
 from frylinks.signals import SignalType
 
-from .interpolation import check_series, interpolate
+from .interpolation import check_series, evaluate, interpolated
 
 CSV_SUFFIXES = (".csv", ".txt", ".dat")
 NETCDF_SUFFIXES = (".nc", ".nc4", ".cdf", ".netcdf")
@@ -64,10 +64,10 @@ class Table(SignalType):
 
     def __init__(self, instances: Sequence[Mapping[str, Any]]) -> None:
         super().__init__(instances)
-        self.series = [read_series(p) for p in instances]
+        self.curves = interpolated([read_series(p) for p in instances])
 
     def evaluate(self, t: float, order: int = 0) -> np.ndarray:
-        return interpolate(self.series, t, order)
+        return evaluate(self.curves, t, order)
 
 
 def read_series(params: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
