@@ -312,8 +312,6 @@ class System:
         body_name, _, node_name = ref.partition(".")
         body = self.body(body_name, path)
         if not node_name:
-            if body.is_ground:
-                return body.cog
             return body.cog
         if node_name not in body.nodes:
             known = list(body.nodes)
