@@ -7,11 +7,17 @@ The public API mirrors the case file: :class:`System` with ``add_body``,
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 __version__ = "0.1.0"
 
 from .errors import CaseError, FrylinksError, ModelError, PluginError, SimulationError
 from .hookspecs import hookimpl
 from .system import Body, Node, System
+
+if TYPE_CHECKING:
+    import xarray as xr
 
 
 def load_case(path: str) -> System:
@@ -21,12 +27,45 @@ def load_case(path: str) -> System:
     return _load(path)[0]
 
 
-def run(path: str, output: str | None = None):  # type: ignore[no-untyped-def]
-    """Load and run a case file; stream results to ``output`` (netCDF) if given."""
+def run(path: str | Path, output: str | Path | None = None, *, t_end: float | None = None,
+        dt: float | None = None, resume: bool = False, progress: bool = False
+        ) -> xr.Dataset:
+    """Load and run a case file.
+
+    Parameters
+    ----------
+    path
+        The YAML case file.
+    output
+        netCDF results file, streamed while the run goes; None keeps results in memory.
+    t_end, dt
+        Override the case's ``solver.t_end`` and ``solver.dt`` [s].
+    resume
+        Continue the run whose results are in ``output`` from its last saved state
+        (see :func:`frylinks.runner.run_system`).
+    progress
+        Show a progress bar (rate and ETA) on a terminal.
+
+    Returns
+    -------
+    xarray.Dataset
+        The results; attribute ``status`` says whether the run completed.
+
+    Raises
+    ------
+    CaseError
+        For any mistake in the case file, including one found only when the model is
+        assembled (initial positions that cannot satisfy the links, a bad ``t_end``).
+    """
     from .case import load_case as _load
+    from .runner import run_system
 
     system, solver = _load(path)
-    return system.run(output=output, **solver)
+    solver = {**solver, **{k: v for k, v in (("t_end", t_end), ("dt", dt)) if v is not None}}
+    try:
+        return run_system(system, output=output, progress=progress, resume=resume, **solver)
+    except ModelError as exc:
+        raise CaseError(str(path), exc.path, exc.message) from None
 
 
 __all__ = ["Body", "CaseError", "FrylinksError", "ModelError", "Node", "PluginError",

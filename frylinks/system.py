@@ -427,7 +427,7 @@ class System:
         xarray.Dataset
             Variables of DESIGN §4.
         """
-        from .run import run_system
+        from .runner import run_system
 
         return run_system(self, t_end=t_end, dt=dt, integrator=integrator, every=every,
                           rtol=rtol, atol=atol, output=output, progress=progress)

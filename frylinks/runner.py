@@ -24,8 +24,10 @@ if TYPE_CHECKING:
 def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
                every: int = 1, rtol: float = 1e-9, atol: float = 1e-12,
                output: str | Path | None = None, progress: bool = False,
-               state: State | None = None) -> xr.Dataset:
+               state: State | None = None, resume: bool = False) -> xr.Dataset:
     """Run ``system`` and return its results (see :meth:`System.run`)."""
+    if resume:
+        raise FrylinksError("resuming a run is not available yet")
     t_end = as_float(t_end, "solver.t_end", "s", positive=True)
     dt = as_float(dt, "solver.dt", "s", positive=True)
     if integrator not in INTEGRATORS:
