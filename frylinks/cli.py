@@ -1,4 +1,4 @@
-"""The ``frylinks`` command (DESIGN §5): ``run``, ``check`` and ``plugins``.
+"""The ``frylinks`` command (DESIGN §5): ``run``, ``check``, ``plugins`` and ``schema``.
 
 Exit codes: 0 success; 1 a run that did not complete (diverged, interrupted); 2 a
 mistake in the input (case file, plugin, command line), reported on one line as
@@ -75,6 +75,14 @@ def _parser() -> argparse.ArgumentParser:
                              description="List every registered link, force and signal type "
                                          "with the plugin and distribution it comes from.")
     plugins.set_defaults(func=_plugins)
+
+    schema = sub.add_parser("schema", help="print the JSON Schema of a case file",
+                            description="Print the JSON Schema (draft 2020-12) of a case "
+                                        "file, with every installed link, force and signal "
+                                        "type, for editor completion and checking.")
+    schema.add_argument("-o", "--output", metavar="FILE",
+                        help="write the schema to FILE instead of printing it")
+    schema.set_defaults(func=_schema)
     return parser
 
 
@@ -117,6 +125,22 @@ def _plugins(args: argparse.Namespace) -> int:
     for row in [header, *rows]:
         cells = [cell.ljust(w) for cell, w in zip(row, widths, strict=False)]
         print("  ".join([*cells, row[-1]]).rstrip())
+    return 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    import json
+
+    from .schema import case_schema
+
+    text = json.dumps(case_schema(), indent=2) + "\n"
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise FrylinksError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    else:
+        sys.stdout.write(text)
     return 0
 
 
