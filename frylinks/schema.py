@@ -142,7 +142,7 @@ def param_schema(p: Param) -> dict[str, Any] | None:
     return out
 
 
-def _type_object(kind: str, name: str, cls: type, common: Mapping[str, Any],
+def _type_object(kind: str, name: str, cls: type[Any], common: Mapping[str, Any],
                  required: tuple[str, ...]) -> dict[str, Any]:
     """One link, force or signal type: ``type`` (a const), common keys, its parameters."""
     props: dict[str, Any] = {"type": {"const": name, "description": f"the {kind} type"}}
