@@ -76,6 +76,11 @@ class ForceType:
         Extra variables, named with the type name as prefix.
     description : str
         One line for ``frylinks plugins`` and the docs.
+    memory : tuple of str
+        Names of instance attributes (float arrays, one row per element) that carry
+        information from one evaluation to the next, such as an angle-unwrapping
+        reference. They are saved in checkpoints and restored when a run resumes, so a
+        resumed run equals an uninterrupted one. Empty for memoryless forces (the rule).
 
     Parameters
     ----------
@@ -91,6 +96,7 @@ class ForceType:
     parameters: ClassVar[dict[str, Param]] = {}
     outputs: ClassVar[dict[str, Output]] = {}
     description: ClassVar[str] = ""
+    memory: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, instances: Sequence[Mapping[str, Any]],
                  signal_specs: list[SignalSpec]) -> None:

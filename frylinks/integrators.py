@@ -9,11 +9,12 @@ and :func:`engine.project`, and yield the state at every output time.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 from scipy.integrate import DOP853
 
+from .checkpoint import Checkpoint, restore_memory, take
 from .engine import Model, State, derivative, project
 from .errors import SimulationError
 
@@ -33,15 +34,52 @@ def nb_steps(t_end: float, dt: float) -> int:
     return n
 
 
-def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1
+def _restore(model: Model, state: State, ckpt: Checkpoint) -> State:
+    """``state`` (updated in place, so callers see the run go on) set to the checkpoint's."""
+    c = ckpt.state.copy()
+    state.t, state.x, state.q, state.v, state.w, state.angle_ref = (
+        c.t, c.x, c.q, c.v, c.w, c.angle_ref)
+    restore_memory(model, ckpt.memory)
+    return state
+
+
+OnCheckpoint = Callable[[Checkpoint], None]
+
+
+def _ignore(_: Checkpoint) -> None:
+    pass
+
+
+def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
+        resume: Checkpoint | None = None, on_checkpoint: OnCheckpoint = _ignore
         ) -> Iterator[State]:
-    """Fixed-step RK4; yields ``state`` (updated in place) at t0 and every ``every`` steps."""
-    s = state
-    project(model, s, initial=True)
-    yield s
-    n = nb_steps(t_end - s.t, dt)
-    t0 = s.t
-    for k in range(1, n + 1):
+    """Fixed-step RK4; yields ``state`` (updated in place) at t0 and every ``every`` steps.
+
+    Parameters
+    ----------
+    model, state
+        The model and the initial state (ignored when resuming).
+    t_end, dt
+        End time and step [s]; step ``k`` ends at ``t0 + k dt`` exactly.
+    every
+        Yield one state every ``every`` steps.
+    resume
+        Go on from this checkpoint: nothing is yielded for its own time (that sample
+        was written), the next steps are those the interrupted run would have taken.
+    on_checkpoint
+        Called with a :class:`Checkpoint` just before each state is yielded.
+    """
+    if resume is None:
+        s = state
+        project(model, s, initial=True)
+        t0, k0, samples = s.t, 0, 1
+        on_checkpoint(take(model, s, samples, step=0, t0=t0))
+        yield s
+    else:
+        s = _restore(model, state, resume)
+        t0, k0, samples = resume.t0, resume.step, resume.samples
+    n = nb_steps(t_end - t0, dt)
+    for k in range(k0 + 1, n + 1):
         y = s.pack()
         t = s.t
         k1, _ = derivative(model, s.unpacked(y, t))
@@ -53,24 +91,39 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1
         project(model, new)  # also advances new.angle_ref, shared with s
         s.t, s.x, s.q, s.v, s.w = new.t, new.x, new.q, new.v, new.w
         if k % every == 0:
+            samples += 1
+            on_checkpoint(take(model, s, samples, step=k, t0=t0))
             yield s
 
 
 def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,
-           rtol: float = 1e-9, atol: float = 1e-12) -> Iterator[State]:
-    """Adaptive DOP853 with projection; yields at t0 and every ``every * dt``."""
-    s = state
-    project(model, s, initial=True)
-    yield s
-    n_out = nb_steps(t_end - s.t, dt * every)
-    t0 = s.t
+           rtol: float = 1e-9, atol: float = 1e-12, resume: Checkpoint | None = None,
+           on_checkpoint: OnCheckpoint = _ignore) -> Iterator[State]:
+    """Adaptive DOP853 with projection; yields at t0 and every ``every * dt``.
+
+    Checkpoints are taken after each accepted (and projected) step, once the samples
+    that step covers have been yielded; a resumed run restarts scipy's solver there
+    with the step size it would have tried next. See :func:`rk4` for the parameters.
+    """
+    if resume is None:
+        s = state
+        project(model, s, initial=True)
+        t0, i, h = s.t, 0, None
+        on_checkpoint(take(model, s, 1, step=0, t0=t0))
+        yield s
+    else:
+        s = _restore(model, state, resume)
+        t0, i, h = resume.t0, resume.samples - 1, resume.h
+    n_out = nb_steps(t_end - t0, dt * every)
     out_times = t0 + dt * every * np.arange(1, n_out + 1)
 
     def fun(t: float, y: np.ndarray) -> np.ndarray:
         return derivative(model, s.unpacked(y, t))[0]
 
-    solver = DOP853(fun, s.t, s.pack(), t_end, rtol=rtol, atol=atol)
-    i = 0
+    if h is not None and np.isfinite(h):
+        h = min(h, t_end - s.t)  # what the solver clips a step to at t_end anyway
+    solver = DOP853(fun, s.t, s.pack(), t_end, rtol=rtol, atol=atol,
+                    first_step=h if h is not None and np.isfinite(h) and h > 0 else None)
     while i < n_out:
         msg = solver.step()
         if solver.status == "failed":
@@ -90,3 +143,4 @@ def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         # restart the FSAL stage from the projected state
         solver.y = s.pack()
         solver.f = fun(solver.t, solver.y)
+        on_checkpoint(take(model, s, i + 1, t0=t0, h=float(solver.h_abs)))

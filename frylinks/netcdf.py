@@ -2,35 +2,44 @@
 
 The file holds the same variables, coordinates and attributes as the Dataset that
 :func:`frylinks.results.to_dataset` builds, so ``xarray.open_dataset`` on it gives that
-Dataset back. Records are buffered and written in batches; between batches the file is
-*closed*. HDF5 locks a file that is open for writing, so a file kept open for the whole
-run could not be read by xarray until the run ended; closed between batches, the file
-on disk is always complete and consistent: it can be read at any time, and a run that is
-killed keeps every batch written so far.
+Dataset back, plus the latest restart point in the group ``/checkpoint`` (see
+:mod:`frylinks.checkpoint`).
+
+Every write is atomic: the file is copied to ``OUT.nc.part``, the new records are
+appended to the copy, and the copy replaces the file (``os.replace``). The file on disk
+is therefore always a complete, closed netCDF file: xarray can read it at any moment
+(HDF5's lock on a file open for writing never applies to it), and Ctrl-C, ``kill -9``
+or a power cut of the writer in the middle of a write leaves the previous version
+whole. Copying costs time in proportion to the file, so writes are spaced to keep that
+cost near 5 % of the run (at least :data:`FLUSH_SECONDS` apart).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import netCDF4
 import numpy as np
 
+from . import checkpoint as ckpt_io
 from .errors import FrylinksError
 from .results import coordinates, variables
 
 if TYPE_CHECKING:
-    from .engine import Model, State
+    from .checkpoint import Checkpoint
+    from .engine import Model
 
-#: Write the buffer when it holds this many records ...
-FLUSH_RECORDS = 200
-#: ... or when this many seconds of wall time have passed since the last write.
+#: Least wall time between two writes [s] ...
 FLUSH_SECONDS = 1.0
-#: How long :meth:`StreamWriter.close` keeps retrying while a reader holds the file.
-CLOSE_RETRY_SECONDS = 30.0
+#: ... and at least this many times the duration of the last write (copy cost <= 5 %).
+FLUSH_COST_RATIO = 20.0
+#: Write at once when the buffered records hold this many bytes (bounds the memory).
+FLUSH_BYTES = 1 << 25
 #: Target size of one compressed chunk before compression [bytes].
 CHUNK_BYTES = 1 << 18
 #: Most records in one chunk.
@@ -50,35 +59,56 @@ class StreamWriter:
         Global attributes (``title``, ``frylinks_version``, ``integrator``, ``dt``,
         ``case``, ``status``, ``Conventions``, ...). ``status`` is ``"running"`` until
         :meth:`close`.
+    resume
+        Start from the first ``resume.samples`` records of the existing file at
+        ``path`` (a resumed run): they are kept, later records are dropped.
 
     Notes
     -----
     Every variable of :data:`frylinks.results.VARIABLES` is created with its dims,
     ``units`` and ``long_name``, zlib-compressed (level 4) and chunked along ``time``.
-    Records are written every :data:`FLUSH_RECORDS` records or :data:`FLUSH_SECONDS`
-    seconds, whichever comes first. If a reader holds the file open at that moment
-    (HDF5 refuses a writer then), the records stay buffered until the next attempt.
+    Records are written with the latest checkpoint, and only those the checkpoint covers
+    (a resumed run starts from the checkpoint, so the file never holds records it would
+    compute again); :meth:`close` writes the rest.
     """
 
-    def __init__(self, path: str | Path, model: Model, attrs: Mapping[str, Any]) -> None:
+    def __init__(self, path: str | Path, model: Model, attrs: Mapping[str, Any],
+                 resume: Checkpoint | None = None) -> None:
         self.path = Path(path)
+        self.part = self.path.with_name(self.path.name + ".part")
         self.nb_written = 0
         self._times: list[float] = []
         self._buffer: list[Mapping[str, np.ndarray]] = []
+        self._bytes = 0
+        self._checkpoint: Checkpoint | None = None
         self._closed = False
         coords = coordinates(model)
         self._variables = variables(model)
         self._shapes = {name: tuple(len(coords[d]) for d in var.dims[1:])
                         for name, var in self._variables.items()}
+        kept: dict[str, np.ndarray] = {}
+        if resume is not None:
+            kept = _read_records(self.path, ["time", *self._shapes], resume.samples)
         try:
-            ds = netCDF4.Dataset(self.path, "w", format="NETCDF4")
+            ds = netCDF4.Dataset(self.part, "w", format="NETCDF4")
         except OSError as exc:
             raise FrylinksError(f"cannot create the results file '{self.path}': {exc}") from exc
         try:
             self._define(ds, coords, {**attrs, "status": "running"})
-        finally:
+            if kept:
+                n = len(kept["time"])
+                for name, values in kept.items():
+                    ds[name][:n] = values
+                self.nb_written = n
+                ckpt_io.write(ds, resume)  # type: ignore[arg-type]
+        except BaseException:
             ds.close()
+            self.part.unlink(missing_ok=True)
+            raise
+        ds.close()
+        os.replace(self.part, self.path)
         self._last_flush = time.monotonic()
+        self._cost = 0.0  # wall time of the last write [s]
 
     def _define(self, ds: netCDF4.Dataset, coords: Mapping[str, Any],
                 attrs: Mapping[str, Any]) -> None:
@@ -103,8 +133,7 @@ class StreamWriter:
                                     chunksizes=chunks)
             var.setncatts({"units": meta.units, "long_name": meta.long_name})
 
-    def append(self, t: float, sample: Mapping[str, np.ndarray], state: State | None = None
-               ) -> None:
+    def append(self, t: float, sample: Mapping[str, np.ndarray]) -> None:
         """Add the record of time ``t``.
 
         Parameters
@@ -114,8 +143,6 @@ class StreamWriter:
         sample
             Value of every variable of :data:`~frylinks.results.VARIABLES` at ``t``,
             without the time dimension (:meth:`frylinks.results.Sampler.sample`).
-        state
-            The state at ``t``; not stored yet (kept in the signature for resuming runs).
         """
         if self._closed:
             raise FrylinksError(f"results file '{self.path}' is already closed")
@@ -123,62 +150,91 @@ class StreamWriter:
             if np.shape(sample[name]) != shape:
                 raise ValueError(f"{name}: sample of shape {np.shape(sample[name])}, "
                                  f"expected {shape}")
+        record = {name: np.array(sample[name], dtype=float) for name in self._shapes}
         self._times.append(float(t))
-        self._buffer.append({name: np.array(sample[name], dtype=float)
-                             for name in self._shapes})
-        if (len(self._buffer) >= FLUSH_RECORDS
-                or time.monotonic() - self._last_flush >= FLUSH_SECONDS):
-            self._flush()
+        self._buffer.append(record)
+        self._bytes += sum(v.nbytes for v in record.values())
+        if (self._bytes >= FLUSH_BYTES
+                or time.monotonic() - self._last_flush
+                >= max(FLUSH_SECONDS, FLUSH_COST_RATIO * self._cost)):
+            self.flush()
 
-    def _flush(self, status: str | None = None) -> bool:
-        """Write buffered records (and ``status``); False if the file is held by a reader."""
-        try:
-            ds = netCDF4.Dataset(self.path, "a")
-        except OSError:
-            # most likely a reader holds the file (HDF5 file locking): try again later
-            self._last_flush = time.monotonic()
-            return False
-        try:
-            if self._buffer:
-                start, stop = self.nb_written, self.nb_written + len(self._buffer)
-                ds["time"][start:stop] = np.asarray(self._times)
+    def checkpoint(self, ckpt: Checkpoint) -> None:
+        """Keep ``ckpt`` (taken by the integrator) to be written with the next records."""
+        self._checkpoint = ckpt
+
+    def flush(self, status: str | None = None, everything: bool = False) -> None:
+        """Write the buffered records the latest checkpoint covers (all if ``everything``),
+        the checkpoint and ``status``, in one atomic replacement of the file."""
+        n = len(self._buffer)
+        if not everything:
+            covered = 0 if self._checkpoint is None else \
+                self._checkpoint.samples - self.nb_written
+            n = int(np.clip(covered, 0, n))
+        if n == 0 and status is None and self._checkpoint is None:
+            return
+        start = time.monotonic()
+        times, records = self._times[:n], self._buffer[:n]
+        ckpt = self._checkpoint
+
+        def write(ds: netCDF4.Dataset) -> None:
+            if records:
+                a, b = self.nb_written, self.nb_written + len(records)
+                ds["time"][a:b] = np.asarray(times)
                 for name in self._shapes:
-                    ds[name][start:stop] = np.stack([rec[name] for rec in self._buffer])
-                self.nb_written = stop
-                self._times.clear()
-                self._buffer.clear()
+                    ds[name][a:b] = np.stack([rec[name] for rec in records])
+            if ckpt is not None:
+                ckpt_io.write(ds, ckpt)
             if status is not None:
                 ds.setncattr("status", status)
-        finally:
-            ds.close()
+
+        self._replace(write)
+        self.nb_written += n
+        del self._times[:n], self._buffer[:n]
+        self._bytes = sum(v.nbytes for rec in self._buffer for v in rec.values())
+        self._checkpoint = None if ckpt is None or ckpt.samples <= self.nb_written else ckpt
         self._last_flush = time.monotonic()
-        return True
+        self._cost = self._last_flush - start
+
+    def _replace(self, write: Callable[[netCDF4.Dataset], None]) -> None:
+        """Copy the file, ``write`` into the copy, and put the copy in its place."""
+        try:
+            shutil.copyfile(self.path, self.part)
+            ds = netCDF4.Dataset(self.part, "a")
+        except OSError as exc:
+            self.part.unlink(missing_ok=True)
+            raise FrylinksError(f"cannot write the results file '{self.path}': {exc}"
+                                ) from exc
+        try:
+            write(ds)
+        except BaseException:
+            ds.close()
+            self.part.unlink(missing_ok=True)
+            raise
+        ds.close()
+        os.replace(self.part, self.path)
 
     def close(self, status: str) -> None:
-        """Write what is buffered, set the global attribute ``status`` and finish.
+        """Write every buffered record, set the global attribute ``status`` and finish.
 
         Parameters
         ----------
         status
             ``"completed"``, or why the run stopped (``"diverged at t=...: ..."``).
-
-        Raises
-        ------
-        FrylinksError
-            If another program kept the file open for :data:`CLOSE_RETRY_SECONDS`, so
-            the last records could not be written.
         """
         if self._closed:
             return
-        deadline = time.monotonic() + CLOSE_RETRY_SECONDS
-        while not self._flush(status):
-            if time.monotonic() > deadline:
-                raise FrylinksError(
-                    f"could not write the last {len(self._buffer)} records to "
-                    f"'{self.path}': another program keeps the file open (close it, e.g. "
-                    f"Dataset.close() in xarray); {self.nb_written} records were written")
-            time.sleep(0.2)
+        self.flush(status, everything=True)
         self._closed = True
+
+
+def _read_records(path: Path, names: list[str], n: int) -> dict[str, np.ndarray]:
+    """The first ``n`` records of ``names`` in an existing results file."""
+    try:
+        with netCDF4.Dataset(path) as ds:
+            return {name: np.asarray(ds[name][:n], dtype=float) for name in names}
+    except (OSError, IndexError) as exc:
+        raise FrylinksError(f"cannot read the records of '{path}': {exc}") from exc
 
 
 def _attribute(value: Any) -> Any:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +15,7 @@ import numpy as np
 import xarray as xr
 
 from . import __version__
+from .checkpoint import Checkpoint
 from .engine import Model, State, assemble, project
 from .errors import FrylinksError, ModelError, SimulationError
 from .integrators import INTEGRATORS, dop853, nb_steps, rk4
@@ -25,9 +30,18 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
                every: int = 1, rtol: float = 1e-9, atol: float = 1e-12,
                output: str | Path | None = None, progress: bool = False,
                state: State | None = None, resume: bool = False) -> xr.Dataset:
-    """Run ``system`` and return its results (see :meth:`System.run`)."""
-    if resume:
-        raise FrylinksError("resuming a run is not available yet")
+    """Run ``system`` and return its results (see :meth:`System.run`).
+
+    Parameters
+    ----------
+    resume
+        Go on from the checkpoint saved in ``output`` by an earlier run of the same
+        model that stopped (interrupted, killed, diverged) or that ended before
+        ``t_end``. The records up to the checkpoint are kept; the run continues as the
+        uninterrupted run would have, and the returned Dataset holds the whole run.
+    state
+        Start from this state instead of the system's initial one.
+    """
     t_end = as_float(t_end, "solver.t_end", "s", positive=True)
     dt = as_float(dt, "solver.dt", "s", positive=True)
     if integrator not in INTEGRATORS:
@@ -40,22 +54,6 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
     except SimulationError as exc:
         raise ModelError(str(exc), "solver.t_end") from None
     model = assemble(system)
-    s = (state or model.initial).copy()
-    given = s.x.copy()
-    try:
-        project(model, s, initial=True)
-    except SimulationError as exc:
-        raise ModelError(str(exc)) from exc
-    moved = np.linalg.norm(s.x - given, axis=1)
-    if state is None and moved.size and moved.max() > 1e-6 * model.length_scale:
-        worst = int(np.argmax(moved))
-        warnings.warn(
-            f"initial positions do not satisfy the links: body '{model.body_names[worst]}' "
-            f"was moved by {moved[worst]:.3g} m to assemble them", stacklevel=3)
-    if integrator == "rk4":
-        steps = rk4(model, s, t_end, dt, every)
-    else:
-        steps = dop853(model, s, t_end, dt, every, rtol=rtol, atol=atol)
     attrs = {
         "title": system.name,
         "description": system.description,
@@ -63,10 +61,21 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         "integrator": integrator,
         "dt": dt,
         "output_every": every,
+        "rtol": rtol,
+        "atol": atol,
         "case": system.case_text,
         "Conventions": "CF-1.8",
         "status": "running",
     }
+    s = (state or model.initial).copy()
+    restart: Checkpoint | None = None
+    if resume:
+        if output is None:
+            raise FrylinksError("resuming a run needs its results file (output)")
+        restart = _restart_point(Path(output), model, attrs, t_end)
+    else:
+        _assemble_initial(model, s, warn=state is None)
+    run_kwargs = {"resume": restart, "on_checkpoint": lambda c: None}
     sampler = Sampler(model)
     times: list[float] = []
     samples: list[dict[str, np.ndarray]] = []
@@ -74,33 +83,42 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
     if output is not None:
         from .netcdf import StreamWriter
 
-        writer = StreamWriter(output, model, attrs)
+        writer = StreamWriter(output, model, attrs, resume=restart)
+        run_kwargs["on_checkpoint"] = writer.checkpoint
+    if integrator == "rk4":
+        steps = rk4(model, s, t_end, dt, every, **run_kwargs)  # type: ignore[arg-type]
+    else:
+        steps = dop853(model, s, t_end, dt, every, rtol=rtol, atol=atol,
+                       **run_kwargs)  # type: ignore[arg-type]
     reg = system.registry
     observe_step = reg.observers("frylinks_step_completed")
     if reg.observers("frylinks_run_started"):
         reg.pm.hook.frylinks_run_started(system=system, t_end=t_end, dt=dt)
-    bar = _progress(progress, t_end)
+    t_start = s.t if restart is None else restart.state.t
+    bar = _progress(progress, t_end, t_start)
     status = "completed"
-    last_t = s.t
+    last_t = t_start
     # a diverging run overflows on its last step; the status reports it, not warnings
     errstate = np.errstate(over="ignore", invalid="ignore")
     errstate.__enter__()
     try:
-        for st in steps:
-            sample = sampler.sample(st)
-            times.append(st.t)
-            samples.append(sample)
-            if writer is not None:
-                writer.append(st.t, sample, st)
-            if observe_step:
-                reg.pm.hook.frylinks_step_completed(system=system, t=st.t, state=st)
-            if bar is not None:
-                bar.update(st.t - last_t)
-            last_t = st.t
+        with _sigterm_interrupts():
+            for st in steps:
+                sample = sampler.sample(st)
+                times.append(st.t)
+                samples.append(sample)
+                if writer is not None:
+                    writer.append(st.t, sample)
+                if observe_step:
+                    reg.pm.hook.frylinks_step_completed(system=system, t=st.t, state=st)
+                if bar is not None:
+                    bar.update(st.t - last_t)
+                last_t = st.t
     except SimulationError as exc:
         status = f"diverged at t={s.t:.6g}: {exc}"
-    except KeyboardInterrupt:
-        status = f"interrupted at t={s.t:.6g}"
+    except KeyboardInterrupt as exc:
+        why = f" ({exc})" if str(exc) else ""
+        status = f"interrupted at t={s.t:.6g}{why}"
     finally:
         errstate.__exit__(None, None, None)
         if bar is not None:
@@ -112,15 +130,105 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         finally:
             if reg.observers("frylinks_run_finished"):
                 reg.pm.hook.frylinks_run_finished(system=system, status=status)
+    if restart is not None and output is not None:
+        with xr.open_dataset(output) as whole:
+            return whole.load()
     return to_dataset(model, times, samples, attrs)
 
 
-def _progress(enabled: bool, total: float) -> Any:
+def _assemble_initial(model: Model, s: State, warn: bool) -> None:
+    """Bring the initial state onto the links; warn if a body had to move."""
+    given = s.x.copy()
+    try:
+        project(model, s, initial=True)
+    except SimulationError as exc:
+        raise ModelError(str(exc)) from exc
+    moved = np.linalg.norm(s.x - given, axis=1)
+    if warn and moved.size and moved.max() > 1e-6 * model.length_scale:
+        worst = int(np.argmax(moved))
+        warnings.warn(
+            f"initial positions do not satisfy the links: body '{model.body_names[worst]}' "
+            f"was moved by {moved[worst]:.3g} m to assemble them", stacklevel=4)
+
+
+#: Attributes a resumed run must share with the run that wrote the file.
+SAME_RUN = ("integrator", "dt", "output_every", "rtol", "atol", "case")
+
+
+def _restart_point(path: Path, model: Model, attrs: dict[str, Any], t_end: float
+                   ) -> Checkpoint:
+    """The checkpoint of ``path``, checked to belong to this model and solver."""
+    import netCDF4
+
+    from .checkpoint import read
+    from .results import coordinates
+
+    if not path.exists():
+        raise FrylinksError(f"cannot resume: no results file '{path}'")
+    try:
+        with netCDF4.Dataset(path) as ds:
+            old = {k: ds.getncattr(k) for k in ds.ncattrs()}
+            ckpt = read(ds)
+            names = {dim: [str(v) for v in ds[dim][:]] for dim in ("body", "link", "force")
+                     if dim in ds.variables}
+    except OSError as exc:
+        raise FrylinksError(f"cannot resume from '{path}': not a readable netCDF file "
+                            f"({exc})") from None
+    if ckpt is None:
+        raise FrylinksError(f"cannot resume from '{path}': it holds no checkpoint (not a "
+                            "frylinks results file, or one written before checkpoints)")
+    for key in SAME_RUN:
+        mine, theirs = attrs[key], old.get(key)
+        same = mine == theirs if isinstance(mine, str) else \
+            theirs is not None and np.isclose(float(mine), float(theirs), rtol=1e-12, atol=0)
+        if not same:
+            what = "the case text differs" if key == "case" else \
+                f"{key} = {theirs!r} there, {mine!r} now"
+            raise FrylinksError(f"cannot resume from '{path}': it was written by another "
+                                f"run ({what}); resume with the same case and settings")
+    coords = coordinates(model)
+    for dim, labels in names.items():
+        if labels != [str(c) for c in coords[dim]]:
+            raise FrylinksError(f"cannot resume from '{path}': its {dim} names {labels} "
+                                f"differ from the model's")
+    if ckpt.state.x.shape != model.initial.x.shape or \
+            ckpt.state.angle_ref.shape != model.initial.angle_ref.shape:
+        raise FrylinksError(f"cannot resume from '{path}': its checkpoint does not fit "
+                            "this model")
+    if ckpt.state.t >= t_end - 1e-9 * max(1.0, t_end):
+        raise FrylinksError(f"nothing to resume: '{path}' already reaches t = "
+                            f"{ckpt.state.t:g} s (status: {old.get('status')}); give a later "
+                            "t_end to extend the run")
+    return ckpt
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (a job scheduler's stop, ``kill``): stop the run as Ctrl-C does."""
+
+
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """Turn SIGTERM into an interruption that keeps the results, in the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise _Terminated("SIGTERM")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _progress(enabled: bool, total: float, start: float = 0.0) -> Any:
     if not enabled or not sys.stderr.isatty():
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="s", unit_scale=False, desc="simulated time",
+    return tqdm(total=total, initial=start, unit="s", unit_scale=False, desc="simulated time",
                 bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}, "
                            "{rate_fmt}]")
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ import xarray as xr
 
 import frylinks
 from frylinks import netcdf
+from frylinks.checkpoint import take
 from frylinks.engine import Model, assemble
 from frylinks.netcdf import StreamWriter
 from frylinks.results import VARIABLES, Sampler
@@ -111,60 +111,98 @@ def _records(model: Model, n: int) -> list[tuple[float, dict[str, np.ndarray]]]:
     return out
 
 
-def test_records_reach_the_file_while_the_run_goes(tmp_path: Path) -> None:
+def _write_at_every_append(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(netcdf, "FLUSH_SECONDS", 0.0)
+    monkeypatch.setattr(netcdf, "FLUSH_COST_RATIO", 0.0)
+
+
+def _covered(writer: StreamWriter, model: Model, samples: int) -> None:
+    """Tell the writer a checkpoint covers the first ``samples`` records."""
+    writer.checkpoint(take(model, model.initial, samples))
+
+
+def test_records_reach_the_file_while_the_run_goes(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "stream.nc"
     model = _model()
     writer = StreamWriter(out, model, {"title": "stream", "status": "completed"})
     assert read(out).attrs["status"] == "running"  # readable at once, and says so
-    n = netcdf.FLUSH_RECORDS + 5
-    for t, sample in _records(model, n):
-        writer.append(t, sample, model.initial)
+    _write_at_every_append(monkeypatch)
+    records = _records(model, 12)
+    for i, (t, sample) in enumerate(records[:10]):
+        _covered(writer, model, i + 1)
+        writer.append(t, sample)
     during = read(out)  # xarray opens the file while the writer is still going
     assert during.attrs["status"] == "running"
-    assert during.sizes["time"] == netcdf.FLUSH_RECORDS
-    np.testing.assert_array_equal(during.body_position.sel(body="bob", xyz="y"),
-                                  np.arange(netcdf.FLUSH_RECORDS))
-    writer.close("interrupted at t=2.04")
+    assert during.sizes["time"] == 10
+    np.testing.assert_array_equal(during.body_position.sel(body="bob", xyz="y"), np.arange(10))
+    for t, sample in records[10:]:  # no checkpoint covers these: they wait for close()
+        writer.append(t, sample)
+    assert read(out).sizes["time"] == 10
+    with netCDF4.Dataset(out) as nc:
+        assert nc["checkpoint"].getncattr("samples") == 10
+    writer.close("interrupted at t=0.11")
     after = read(out)
-    assert after.sizes["time"] == n
-    assert after.attrs["status"] == "interrupted at t=2.04"
-    np.testing.assert_allclose(after.time, 0.01 * np.arange(n))
+    assert after.sizes["time"] == 12
+    assert after.attrs["status"] == "interrupted at t=0.11"
+    np.testing.assert_allclose(after.time, 0.01 * np.arange(12))
+    assert not writer.part.exists()
 
 
-def test_records_are_written_after_a_second_of_wall_time(tmp_path: Path) -> None:
+def test_records_wait_for_the_flush_interval(tmp_path: Path) -> None:
     out = tmp_path / "slow.nc"
     model = _model()
     writer = StreamWriter(out, model, {"title": "slow"})
     (t0, s0), (t1, s1) = _records(model, 2)
-    writer.append(t0, s0, model.initial)
+    writer.append(t0, s0)
+    _covered(writer, model, 2)
+    writer.append(t1, s1)  # well within a second of the creation: buffered
+    assert read(out).sizes["time"] == 0
     time.sleep(netcdf.FLUSH_SECONDS + 0.05)
-    writer.append(t1, s1, model.initial)
+    writer.append(t1 + 0.01, s1)  # due now: the two covered records are written
     assert read(out).sizes["time"] == 2
+    assert 0 < writer._cost < netcdf.FLUSH_SECONDS
     writer.close("completed")
+    assert read(out).sizes["time"] == 3
 
 
-def test_a_reader_holding_the_file_delays_but_loses_nothing(tmp_path: Path) -> None:
+def test_a_reader_holding_the_file_does_not_stop_the_writer(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """The writer replaces the file; a reader keeps reading the version it opened."""
     out = tmp_path / "held.nc"
     model = _model()
     writer = StreamWriter(out, model, {"title": "held"})
+    _write_at_every_append(monkeypatch)
     reader = subprocess.Popen(
         [sys.executable, "-c",
-         f"import netCDF4, time; d = netCDF4.Dataset({str(out)!r}); print('open', flush=True);"
-         " time.sleep(1.5); d.close()"],
-        stdout=subprocess.PIPE, text=True)
+         f"import netCDF4; d = netCDF4.Dataset({str(out)!r}); print('open', flush=True);"
+         " input(); print(len(d['time']), d.getncattr('status'), flush=True); d.close()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
-        assert reader.stdout is not None and reader.stdout.readline().strip() == "open"
-        n = netcdf.FLUSH_RECORDS + 10
-        for t, sample in _records(model, n):
-            writer.append(t, sample, model.initial)
-        if os.environ.get("HDF5_USE_FILE_LOCKING", "").upper() != "FALSE":
-            assert writer.nb_written == 0  # HDF5 refused the writer: records kept
-        writer.close("completed")  # waits for the reader to let go
+        assert reader.stdout is not None and reader.stdin is not None
+        assert reader.stdout.readline().strip() == "open"
+        for i, (t, sample) in enumerate(_records(model, 5)):
+            _covered(writer, model, i + 1)
+            writer.append(t, sample)
+        assert writer.nb_written == 5  # not held back by the reader
+        assert read(out).sizes["time"] == 5
+        reader.stdin.write("\n")
+        reader.stdin.flush()
+        assert reader.stdout.readline().split() == ["0", "running"]  # its own snapshot
     finally:
         reader.wait(timeout=30)
-    back = read(out)
-    assert back.sizes["time"] == n
-    assert back.attrs["status"] == "completed"
+    writer.close("completed")
+    assert read(out).attrs["status"] == "completed"
+
+
+def test_a_stale_part_file_is_replaced(tmp_path: Path) -> None:
+    """What a write killed half-way leaves beside the file does not disturb the next run."""
+    out = tmp_path / "r.nc"
+    (tmp_path / "r.nc.part").write_bytes(b"half a file")
+    pendulum().run(t_end=0.05, dt=0.01, output=out)
+    assert read(out).sizes["time"] == 6
+    assert not (tmp_path / "r.nc.part").exists()
 
 
 def test_diverged_run_keeps_its_steps_and_says_why(tmp_path: Path) -> None:
@@ -190,7 +228,7 @@ def test_append_after_close_is_refused(tmp_path: Path) -> None:
     writer.close("completed")  # a second close does nothing
     (t, sample), = _records(model, 1)
     with pytest.raises(frylinks.FrylinksError, match="already closed"):
-        writer.append(t, sample, model.initial)
+        writer.append(t, sample)
 
 
 def test_unwritable_path_is_a_frylinks_error(tmp_path: Path) -> None:

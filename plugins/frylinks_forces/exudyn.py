@@ -194,6 +194,7 @@ class TorsionalSpringDamper(_AxisSpringDamper):
             "N m", "spring-damper torque, positive turning the slave back (Exudyn TorqueLocal)"),
     }
     description = "torsional spring-damper on the unwrapped twist about a master-node axis"
+    memory = ("angle_ref",)  # the unwrapping reference: saved with checkpoints
     examples = [
         {"stiffness": 20.0, "damping": 0.3},
         {"stiffness": 5.0, "damping": 0.1, "axis": [1.0, 1.0, 0.0], "rest": 0.5,
