@@ -332,6 +332,7 @@ class _CaseReader:
                       f"of {what} = {interval:g} s")
         out.pop("output", None)
         out.pop("progress", None)
+        out.pop("resume", None)
         return out
 
 

@@ -1,4 +1,5 @@
-"""The ``frylinks`` command (DESIGN §5): ``run``, ``check``, ``plugins`` and ``schema``.
+"""The ``frylinks`` command (DESIGN §5): ``run``, ``check``, ``plugins``, ``schema``,
+``info`` and ``plot``.
 
 Exit codes: 0 success; 1 a run that did not complete (diverged, interrupted); 2 a
 mistake in the input (case file, plugin, command line), reported on one line as
@@ -8,6 +9,7 @@ mistake in the input (case file, plugin, command line), reported on one line as
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections.abc import Sequence
@@ -63,6 +65,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("case", metavar="CASE", help="YAML case file")
     run.add_argument("-o", "--output", metavar="OUT.nc",
                      help="results file (default: the case file's name with .nc, beside it)")
+    run.add_argument("--t-end", type=_seconds, metavar="SECONDS",
+                     help="end time, in place of the case's solver.t_end [s]")
+    run.add_argument("--dt", type=_seconds, metavar="SECONDS",
+                     help="time step, in place of the case's solver.dt [s]")
+    run.add_argument("--resume", metavar="OUT.nc",
+                     help="continue the run saved in OUT.nc (interrupted, killed, diverged, "
+                          "or extended with a later --t-end) from its last checkpoint; the "
+                          "result equals an uninterrupted run")
     run.set_defaults(func=_run)
 
     check = sub.add_parser("check", help="check a case file without running it",
@@ -83,16 +93,54 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("-o", "--output", metavar="FILE",
                         help="write the schema to FILE instead of printing it")
     schema.set_defaults(func=_schema)
+
+    info = sub.add_parser("info", help="summarise a results file",
+                          description="Summarise a results file: title, status, solver, "
+                                      "samples, bodies, links, forces and variables with "
+                                      "their units. Works on a file still being written.")
+    info.add_argument("results", metavar="OUT.nc", help="netCDF results file")
+    info.set_defaults(func=_info)
+
+    plot = sub.add_parser("plot", help="plot a result variable against time",
+                          description="Plot a variable of a results file against time, "
+                                      "one line per remaining coordinate (e.g. x, y, z), "
+                                      "and print the figure file written.")
+    plot.add_argument("results", metavar="OUT.nc", help="netCDF results file")
+    plot.add_argument("variable", metavar="VAR",
+                      help="variable to plot (see 'frylinks info OUT.nc')")
+    plot.add_argument("--select", metavar="DIM=VALUE", action="append", default=[],
+                      help="keep one value of a dimension (body=buoy, xyz=z, dof=tz); "
+                           "repeat for other dimensions, or the same one for several values")
+    plot.add_argument("-o", "--output", metavar="FIG.png",
+                      help="figure file, format from its extension (default: "
+                           "OUT_VAR.png beside the results file)")
+    plot.set_defaults(func=_plot)
     return parser
 
 
-def _run(args: argparse.Namespace) -> int:
-    from .case import load_case
+def _seconds(text: str) -> float:
+    """A positive, finite number of seconds (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}"
+                                         ) from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
 
-    system, solver = load_case(args.case)
-    output = Path(args.output) if args.output else Path(args.case).with_suffix(".nc")
+
+def _run(args: argparse.Namespace) -> int:
+    from . import run
+
+    if args.resume and args.output and Path(args.output) != Path(args.resume):
+        raise FrylinksError("--resume names the results file to continue: give it alone, "
+                            "without a different -o")
+    default = Path(args.case).with_suffix(".nc")
+    output = Path(args.resume or args.output or default)
     start = time.perf_counter()
-    results = system.run(output=output, progress=True, **solver)
+    results = run(args.case, output=output, t_end=args.t_end, dt=args.dt,
+                  resume=bool(args.resume), progress=True)
     wall = time.perf_counter() - start
     status = str(results.attrs.get("status", "unknown"))
     n = results.sizes["time"]
@@ -141,6 +189,20 @@ def _schema(args: argparse.Namespace) -> int:
             raise FrylinksError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _info(args: argparse.Namespace) -> int:
+    from .info import describe
+
+    print(describe(args.results))
+    return 0
+
+
+def _plot(args: argparse.Namespace) -> int:
+    from .plotting import parse_select, plot
+
+    print(plot(args.results, args.variable, parse_select(args.select), args.output))
     return 0
 
 

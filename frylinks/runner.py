@@ -183,7 +183,7 @@ def _restart_point(path: Path, model: Model, attrs: dict[str, Any], t_end: float
             theirs is not None and np.isclose(float(mine), float(theirs), rtol=1e-12, atol=0)
         if not same:
             what = "the case text differs" if key == "case" else \
-                f"{key} = {theirs!r} there, {mine!r} now"
+                f"{key} = {_show(theirs)} there, {_show(mine)} now"
             raise FrylinksError(f"cannot resume from '{path}': it was written by another "
                                 f"run ({what}); resume with the same case and settings")
     coords = coordinates(model)
@@ -200,6 +200,10 @@ def _restart_point(path: Path, model: Model, attrs: dict[str, Any], t_end: float
                             f"{ckpt.state.t:g} s (status: {old.get('status')}); give a later "
                             "t_end to extend the run")
     return ckpt
+
+
+def _show(value: Any) -> str:
+    return f"{float(value):g}" if isinstance(value, int | float | np.number) else repr(value)
 
 
 class _Terminated(KeyboardInterrupt):

@@ -404,7 +404,7 @@ class System:
 
     def run(self, t_end: float, dt: float, integrator: str = "rk4", every: int = 1,
             rtol: float = 1e-9, atol: float = 1e-12, output: Any = None,
-            progress: bool = False) -> xr.Dataset:
+            progress: bool = False, resume: bool = False) -> xr.Dataset:
         """Integrate from the initial state to ``t_end`` and return the results.
 
         Parameters
@@ -421,6 +421,10 @@ class System:
             A netCDF path: results are streamed there while the run goes.
         progress
             Show a progress bar (rate and ETA) on a terminal.
+        resume
+            Continue the run saved in ``output`` from its last checkpoint (after Ctrl-C,
+            ``kill``, a divergence, or to extend it to a later ``t_end``); the result
+            equals the uninterrupted run to round-off and holds the whole run.
 
         Returns
         -------
@@ -430,7 +434,8 @@ class System:
         from .runner import run_system
 
         return run_system(self, t_end=t_end, dt=dt, integrator=integrator, every=every,
-                          rtol=rtol, atol=atol, output=output, progress=progress)
+                          rtol=rtol, atol=atol, output=output, progress=progress,
+                          resume=resume)
 
 
 SPRING_KEYS = ("stiffness", "damping", "rest")
