@@ -176,36 +176,48 @@ def _discriminated(kind: str, names: list[str]) -> dict[str, Any]:
     }
 
 
+def _spring_units(dofs: tuple[str, ...]) -> tuple[str, str, str]:
+    """Units of stiffness, damping and rest over ``dofs`` (translations ``t*``, rotations
+    ``r*``)."""
+    kinds = {d[0] for d in dofs}
+    table = {"t": ("N m-1", "N s m-1", "m"), "r": ("N m rad-1", "N m s rad-1", "rad")}
+    if len(kinds) == 1:
+        return table[kinds.pop()]
+    t, r = table["t"], table["r"]
+    return (f"{t[0]} or {r[0]}", f"{t[1]} or {r[1]}", f"{t[2]} or {r[2]}")
+
+
 def spring_damper_schema(free: tuple[str, ...]) -> dict[str, Any]:
     """The accepted forms of a link spring-damper over the free DOFs ``free``."""
     nf = len(free)
     scalar: dict[str, Any] = {"type": "number"}
-    per_dof = {
-        "type": "object", "additionalProperties": False,
-        "properties": _properties(SPRING_KEYS, {
-            "stiffness": _described({"type": "number", "default": 0.0}, "stiffness K",
-                                    "N m-1 or N m rad-1"),
-            "damping": _described({"type": "number", "default": 0.0}, "damping B",
-                                  "N s m-1 or N m s rad-1"),
-            "rest": _described({"type": "number", "default": 0.0}, "rest position r0",
-                               "m or rad"),
-        }, "spring_damper.<dof>"),
-    }
+
+    def per_dof(dof: str) -> dict[str, Any]:
+        k, b, r = _spring_units((dof,))
+        return {"type": "object", "additionalProperties": False,
+                "properties": _properties(SPRING_KEYS, {
+                    "stiffness": _described({"type": "number", "default": 0.0},
+                                            "stiffness K", k),
+                    "damping": _described({"type": "number", "default": 0.0}, "damping B", b),
+                    "rest": _described({"type": "number", "default": 0.0}, "rest position r0",
+                                       r),
+                }, "spring_damper.<dof>")}
+
     keyed = {"type": "object", "additionalProperties": False,
-             "properties": {d: per_dof for d in free}, "minProperties": 1,
+             "properties": {d: per_dof(d) for d in free}, "minProperties": 1,
              "description": f"keyed by free DOF ({', '.join(free)})"}
-    matrix = {"anyOf": [scalar, _numbers(nf),
-                        {"type": "array", "minItems": nf, "maxItems": nf, "items": _numbers(nf)}]}
+    matrix = [scalar, _numbers(nf),
+              {"type": "array", "minItems": nf, "maxItems": nf, "items": _numbers(nf)}]
+    several = ": a number (the same on each free DOF), one per free DOF (diagonal) or a " \
+              "matrix over the free DOFs" if nf > 1 else ""
+    k, b, r = _spring_units(free)
     whole_props = {
-        "stiffness": _described({**matrix, "default": 0.0},
-                                "stiffness K: a number (the same on each free DOF), one per "
-                                "free DOF (diagonal) or a matrix over the free DOFs",
-                                "N m-1 or N m rad-1"),
-        "damping": _described({**matrix, "default": 0.0}, "damping B, as stiffness",
-                              "N s m-1 or N m s rad-1"),
+        "stiffness": _described({"anyOf": matrix, "default": 0.0}, f"stiffness K{several}", k),
+        "damping": _described({"anyOf": matrix, "default": 0.0}, f"damping B{several}", b),
         "rest": _described({"anyOf": [scalar, _numbers(nf)] if nf > 1 else [scalar],
                             "default": 0.0},
-                           "rest position r0 (0: the nodes coincide)", "m or rad"),
+                           "rest position r0" + (": a number or one per free DOF" if nf > 1
+                                                 else ""), r),
     }
     whole = {"type": "object", "additionalProperties": False,
              "properties": _properties(SPRING_KEYS, whole_props, "spring_damper")}
@@ -242,12 +254,11 @@ def _orientation() -> dict[str, Any]:
 
 
 def _inertia() -> dict[str, Any]:
-    return {"description": "about the COG in body axes [kg m2]: 3 principal values, 6 values "
-                           "[Ixx, Iyy, Izz, Ixy, Ixz, Iyz] or a 3x3 symmetric positive "
-                           "definite matrix",
-            UNITS: "kg m2",
-            "anyOf": [_numbers(3), _numbers(6),
-                      {"type": "array", "minItems": 3, "maxItems": 3, "items": _numbers(3)}]}
+    return _described(
+        {"anyOf": [_numbers(3), _numbers(6),
+                   {"type": "array", "minItems": 3, "maxItems": 3, "items": _numbers(3)}]},
+        "about the COG in body axes: 3 principal values, 6 values [Ixx, Iyy, Izz, Ixy, Ixz, "
+        "Iyz] or a 3x3 symmetric positive definite matrix", "kg m2")
 
 
 def _properties(keys: tuple[str, ...], known: Mapping[str, Any], where: str) -> dict[str, Any]:
