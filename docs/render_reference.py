@@ -58,9 +58,13 @@ STATUS = [
     ("diverged at t=<t>: <reason>", "the run stopped: a non-finite state, or a step that "
                                     "breaks a link (reduce `dt`); every step before `t` is "
                                     "kept"),
-    ("interrupted at t=<t>", "the run was stopped by the user (Ctrl-C); every step before "
-                             "`t` is kept"),
+    ("interrupted at t=<t> (<why>)", "the run was stopped (Ctrl-C, or SIGTERM from a batch "
+                                     "system); every step before `t` is kept"),
 ]
+STATUS_AFTER = """\
+A run that did not complete (and a completed one, to a later `t_end`) continues from the
+last checkpoint saved in its file: `frylinks run CASE --resume OUT.nc`.
+"""
 
 #: Keys of every link, described once in the section ``links``.
 LINK_COMMON = ("master", "slave", "spring_damper")
@@ -467,6 +471,7 @@ def results_page(registry: Registry, attributes: Mapping[str, Any] | None = None
                      [(f"`{k}`", ATTRIBUTES.get(k, "")) for k in attrs]))
     out.append("(results-status)=\n## `status`\n\n")
     out.append(table(("value", "meaning"), [(code(v), m) for v, m in STATUS]))
+    out.append(STATUS_AFTER)
     return "".join(out)
 
 
