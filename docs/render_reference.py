@@ -206,9 +206,12 @@ frylinks schema -o frylinks.schema.json
 ```
 
 and a first line `# yaml-language-server: $schema=frylinks.schema.json` in the case
-file. `frylinks check CASE` checks what a schema cannot (that a node exists, that the
-initial positions meet the links, that `t_end` is a whole number of steps) with the
-file, key path and line of each mistake.
+file. The schema is JSON Schema draft 2020-12 written with the keywords draft-07 also
+has, so language servers that implement draft-07 only read it the same way.
+
+`frylinks check CASE` checks what a schema cannot (that a node exists, that the initial
+positions meet the links, that `t_end` is a whole number of steps) with the file, key
+path and line of each mistake.
 
 Where the schema allows an empty entry (`forces:` with nothing after it), the reader
 takes it as absent.

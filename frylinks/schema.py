@@ -8,6 +8,10 @@ API's signatures), and every link, force and signal type contributes the paramet
 declares (:class:`~frylinks.params.Param`), so a plugin's type appears in the schema as
 soon as it is installed.
 
+It is declared draft 2020-12 but uses only keywords that draft-07 shares with the same
+meaning (``$defs`` is reached by plain JSON pointers), so editors whose YAML support
+stops at draft-07 check case files the same way (tests/test_schema.py checks it).
+
 The schema follows the reader, with two deliberate differences: it refuses an empty
 (``null``) parameter, which the reader takes as the parameter's default, and it does not
 check what only the model can know (that a node exists, that ``t_end`` is a whole number

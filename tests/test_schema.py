@@ -16,7 +16,7 @@ import frylinks_signals
 import numpy as np
 import pytest
 import yaml
-from jsonschema import Draft202012Validator
+from jsonschema import Draft7Validator, Draft202012Validator
 
 from frylinks import hookimpl
 from frylinks.case import CaseLoader, load_case
@@ -292,6 +292,18 @@ def test_schema_and_reader_both_refuse(name: str, tmp_path: Path,
     case = _edited(REFUSED[name])
     assert _reader_error(case, tmp_path) is not None
     assert errors(validator, case) != []
+
+
+def test_draft_07_validators_agree(schema: dict[str, Any]) -> None:
+    """Only keywords draft-07 shares are used, so editors whose YAML support stops at
+    draft-07 (VS Code's YAML extension) check case files the same way."""
+    draft7 = Draft7Validator({**schema, "$schema": "http://json-schema.org/draft-07/schema#"})
+    Draft7Validator.check_schema(draft7.schema)
+    for name, edit in {**ACCEPTED, **REFUSED}.items():
+        case = _edited(edit)
+        assert draft7.is_valid(case) == (name in ACCEPTED), name
+    for path in CASES:
+        assert draft7.is_valid(yaml.load(path.read_text(encoding="utf-8"), Loader=CaseLoader))
 
 
 def test_errors_point_at_the_key(validator: Draft202012Validator) -> None:
