@@ -120,11 +120,26 @@ def describe(path: str | Path) -> str:
         As :func:`open_results`.
     """
     with open_results(path) as ds:
-        return summary(ds, str(path))
+        return summary(ds, str(path), _checkpoint_time(Path(path)))
 
 
-def summary(ds: xr.Dataset, name: str = "") -> str:
-    """:func:`describe` of an open Dataset (in memory, or read from ``name``)."""
+def _checkpoint_time(path: Path) -> float | None:
+    """Time of the restart point saved in the file, if any."""
+    import netCDF4
+
+    from .checkpoint import GROUP
+
+    try:
+        with netCDF4.Dataset(path) as nc:
+            grp = nc.groups.get(GROUP)
+            return float(grp.getncattr("t")) if grp is not None else None
+    except (OSError, AttributeError):
+        return None
+
+
+def summary(ds: xr.Dataset, name: str = "", checkpoint: float | None = None) -> str:
+    """:func:`describe` of an open Dataset (in memory, or read from ``name``), with the
+    time of its checkpoint if known."""
     attrs = ds.attrs
     title = str(attrs.get("title", "")) or "(untitled)"
     lines = [title]
@@ -134,6 +149,9 @@ def summary(ds: xr.Dataset, name: str = "") -> str:
     if attrs.get("description"):
         rows.append(("description", str(attrs["description"])))
     rows.append(("status", _status(attrs)))
+    if checkpoint is not None and attrs.get("status") != "completed":
+        rows.append(("resumable", f"from t = {_number(checkpoint)} s (frylinks run CASE "
+                                  f"--resume {name or 'FILE'})"))
     rows.append(("frylinks", str(attrs.get("frylinks_version", "?"))))
     solver = [str(attrs.get("integrator", "?"))]
     if "dt" in attrs:

@@ -11,6 +11,7 @@ observer plugin, as Ctrl-C raises it; the subprocess versions (Ctrl-C, SIGTERM,
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import xarray as xr
 
 import frylinks
 from frylinks import hookimpl
+from frylinks.info import describe
 
 T_END = 1.0
 
@@ -92,6 +94,8 @@ def test_resumed_run_equals_uninterrupted(integrator: str, tmp_path: Path,
     with xr.open_dataset(path) as ds:
         assert ds.attrs["status"] == first.attrs["status"]
         assert 0.36 <= float(ds.time[-1]) < 0.4  # every step done so far is kept
+    assert re.search(r"resumable +from t = 0\.3\d* s \(frylinks run CASE --resume ",
+                     describe(path))
     whole = uninterrupted[integrator]
     turns = whole.link_displacement.sel(link="axle", dof="rz").values / (2 * np.pi)
     assert turns.max() > 2.0  # the unwrapping references really matter here
