@@ -416,7 +416,7 @@ frames are those of the [theory](../theory.md).
 ```python
 import xarray as xr
 
-ds = xr.open_dataset("cases/heaving_pto.nc")
+ds = xr.open_dataset("cases/heaving_buoy.nc")
 heave = ds.body_position.sel(body="buoy", xyz="z")
 power = ds.link_power.sel(link="pto")
 print(power.mean().item(), power.attrs["units"])
