@@ -57,15 +57,23 @@ def run(path: str | Path, output: str | Path | None = None, *, t_end: float | No
         For any mistake in the case file, including one found only when the model is
         assembled (initial positions that cannot satisfy the links, a bad ``t_end``).
     """
+    from .case import key_line
     from .case import load_case as _load
     from .runner import run_system
 
     system, solver = _load(path)
-    solver = {**solver, **{k: v for k, v in (("t_end", t_end), ("dt", dt)) if v is not None}}
+    given = {k: v for k, v in (("t_end", t_end), ("dt", dt)) if v is not None}
     try:
-        return run_system(system, output=output, progress=progress, resume=resume, **solver)
+        return run_system(system, output=output, progress=progress, resume=resume,
+                          **{**solver, **given})
     except ModelError as exc:
-        raise CaseError(str(path), exc.path, exc.message) from None
+        key = exc.path.removeprefix("solver.")
+        if key in given:  # not the file's value: say so rather than point at its line
+            where = f" ({key} = {given[key]!r} given to frylinks.run overrides the case)"
+        else:
+            line = key_line(system.case_text, exc.path) if exc.path else None
+            where = f" (line {line})" if line else ""
+        raise CaseError(str(path), exc.path, exc.message + where) from None
 
 
 __all__ = ["Body", "CaseError", "FrylinksError", "ModelError", "Node", "PluginError",

@@ -25,7 +25,7 @@ import yaml
 
 from .errors import CaseError, FrylinksError, ModelError
 from .integrators import INTEGRATORS, nb_steps
-from .params import as_float, check_keys, did_you_mean
+from .params import as_float, check_keys, did_you_mean, shown
 from .registry import TypeInfo
 from .system import Body, System
 
@@ -36,6 +36,9 @@ TOP_KEYS = ("frylinks", "name", "description", "gravity", "ground", "bodies", "l
 GROUND_KEYS = ("nodes",)
 SOLVER_KEYS = ("t_end", "dt", "integrator", "rtol", "atol")
 OUTPUT_KEYS = ("every",)
+#: Largest ``output.every``: any more is no output at all, and beyond the float range
+#: ``dt * every`` cannot be computed.
+MAX_EVERY = 10**15
 
 
 class CaseLoader(yaml.SafeLoader):
@@ -111,12 +114,7 @@ class _CaseReader:
         raise CaseError(self.file, path, f"{message} (line {line})" if line else message)
 
     def _line(self, path: str) -> int | None:
-        while path:
-            if path in self.lines:
-                return self.lines[path]
-            cut = max(path.rfind("."), path.rfind("["))
-            path = path[:cut] if cut > 0 else ""
-        return None
+        return _closest_line(self.lines, path)
 
     def call(self, path: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Call the Python API; its errors become case errors."""
@@ -143,7 +141,7 @@ class _CaseReader:
             # duplicate keys, which a mapping would silently overwrite
             root = yaml.compose(text, Loader=CaseLoader)
             if root is not None:
-                self._walk(root, "", set())
+                self.lines = _key_lines(root, self._duplicate)
             data = yaml.load(text, Loader=CaseLoader)
         except yaml.constructor.ConstructorError as exc:
             where = _mark(exc.problem_mark)
@@ -151,6 +149,9 @@ class _CaseReader:
                 raise CaseError(self.file, "", f"{where}YAML error: {exc.problem}") from None
             raise CaseError(self.file, "", f"{where}unsupported YAML tag ({exc.problem}): a "
                             "case file holds plain data only (no !!python tags)") from None
+        except RecursionError:  # PyYAML composes nested collections recursively
+            raise CaseError(self.file, "", "YAML error: lists or mappings nested too deeply "
+                            "(some hundred levels)") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             problem = getattr(exc, "problem", None) or str(exc)
@@ -160,28 +161,9 @@ class _CaseReader:
                             ) from None
         return text, data
 
-    def _walk(self, node: yaml.Node, path: str, seen: set[int]) -> None:
-        """Record the line of every key path; refuse duplicate keys."""
-        if id(node) in seen:  # an alias: walked already (and guards against recursion)
-            return
-        seen.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            keys: dict[str, int] = {}
-            for key_node, value_node in node.value:
-                key = str(key_node.value) if isinstance(key_node, yaml.ScalarNode) else "?"
-                sub = f"{path}.{key}" if path else key
-                line = key_node.start_mark.line + 1
-                if key in keys and key != "<<":
-                    raise CaseError(self.file, sub, f"key {key!r} appears twice (lines "
-                                    f"{keys[key]} and {line}); names must be unique")
-                keys[key] = line
-                self.lines.setdefault(sub, line)
-                self._walk(value_node, sub, seen)
-        elif isinstance(node, yaml.SequenceNode):
-            for i, item in enumerate(node.value):
-                sub = f"{path}[{i}]"
-                self.lines.setdefault(sub, item.start_mark.line + 1)
-                self._walk(item, sub, seen)
+    def _duplicate(self, path: str, key: str, first: int, second: int) -> NoReturn:
+        raise CaseError(self.file, path, f"key {key!r} appears twice (lines {first} and "
+                        f"{second}); names must be unique")
 
     # -- the model -----------------------------------------------------------------------
 
@@ -190,7 +172,7 @@ class _CaseReader:
         if value is None:
             return {}
         if not isinstance(value, Mapping):
-            self.fail(path, f"expected a mapping of {what}, got {_show(value)}")
+            self.fail(path, f"expected a mapping of {what}, got {shown(value)}")
         return value
 
     def read(self) -> tuple[System, dict[str, Any]]:
@@ -199,7 +181,7 @@ class _CaseReader:
             self.fail("", "the file is empty; a case starts with 'frylinks: 1'")
         if not isinstance(data, Mapping):
             self.fail("", f"expected a mapping of the keys {', '.join(TOP_KEYS)}, "
-                      f"got {_show(data)}")
+                      f"got {shown(data)}")
         self.call("", check_keys, data, TOP_KEYS, "")
         self._check_version(data)
         title = self.text(data, "name", self.path.stem)
@@ -213,6 +195,9 @@ class _CaseReader:
         self._add_nodes(system.ground, ground.get("nodes"), "ground.nodes")
         for name, spec in self.named(data.get("bodies"), "bodies"):
             self._add_body(system, name, spec)
+        if not system.bodies:
+            self.fail("bodies", "a case needs at least one body to move: give 'bodies: {name: "
+                      "{mass: ..., inertia: ...}}'")
         for name, spec in self.named(data.get("links"), "links"):
             self._add_link(system, name, spec)
         for name, spec in self.named(data.get("forces"), "forces"):
@@ -225,7 +210,7 @@ class _CaseReader:
         if value is None:
             return default
         if not isinstance(value, str):
-            self.fail(key, f"expected a text, got {_show(value)}")
+            self.fail(key, f"expected a text, got {shown(value)}")
         return value
 
     def named(self, value: Any, path: str) -> list[tuple[str, Any]]:
@@ -233,7 +218,7 @@ class _CaseReader:
         entries = list(self.mapping(value, path, f"{path.rsplit('.', 1)[-1]} by name").items())
         for name, _ in entries:
             if not isinstance(name, str):
-                self.fail(f"{path}.{name}", f"a name must be text, got {name!r}: YAML reads "
+                self.fail(f"{path}.{name}", f"a name must be text, got {shown(name)}: YAML reads "
                           "yes/no/on/off as true/false and bare numbers as numbers; quote it")
         return entries
 
@@ -243,7 +228,7 @@ class _CaseReader:
                       f"'frylinks: {SCHEMA_VERSION}'")
         version = data["frylinks"]
         if version != SCHEMA_VERSION or isinstance(version, bool):
-            self.fail("frylinks", f"schema version {_show(version)} is not supported; this "
+            self.fail("frylinks", f"schema version {shown(version)} is not supported; this "
                       f"frylinks reads version {SCHEMA_VERSION}")
 
     def _add_nodes(self, body: Body, nodes: Any, path: str) -> None:
@@ -270,8 +255,8 @@ class _CaseReader:
         kind_name = spec["type"]
         info = system.registry.get(kind, kind_name) if isinstance(kind_name, str) else None
         if info is None:
-            self.fail(f"{path}.type", f"unknown {kind} type {_show(kind_name)}"
-                      f"{did_you_mean(str(kind_name), names)}; known: {', '.join(names)}")
+            self.fail(f"{path}.type", f"unknown {kind} type {shown(kind_name)}"
+                      f"{did_you_mean(kind_name, names)}; known: {', '.join(names)}")
         return info
 
     def _add_link(self, system: System, name: Any, spec: Any) -> None:
@@ -313,14 +298,14 @@ class _CaseReader:
         integrator = solver.get("integrator", out["integrator"])
         if integrator not in INTEGRATORS:
             self.fail("solver.integrator",
-                      f"unknown integrator {_show(integrator)}"
-                      f"{did_you_mean(str(integrator), INTEGRATORS)}; "
+                      f"unknown integrator {shown(integrator)}"
+                      f"{did_you_mean(integrator, INTEGRATORS)}; "
                       f"accepted: {', '.join(INTEGRATORS)}")
         out["integrator"] = integrator
         every = output.get("every", out["every"])
-        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+        if isinstance(every, bool) or not isinstance(every, int) or not 1 <= every <= MAX_EVERY:
             self.fail("output.every", f"expected a whole number >= 1 (keep one sample every "
-                      f"that many steps), got {_show(every)}")
+                      f"that many steps; at most {MAX_EVERY:.0e}), got {shown(every)}")
         out["every"] = every
         # the integrators need whole numbers of steps (of output intervals for dop853)
         interval = out["dt"] * (every if integrator == "dop853" else 1)
@@ -336,13 +321,83 @@ class _CaseReader:
         return out
 
 
+def key_line(text: str, path: str) -> int | None:
+    """Line (from 1) of the key path ``path`` in a case file's ``text``, or of its closest
+    enclosing key that the text holds; None if the text holds none (or is not YAML).
+
+    Key paths are those of error messages: ``links.pto.spring_damper.stiffness``,
+    ``forces.waves.force[2].omega``.
+    """
+    try:
+        root = yaml.compose(text, Loader=CaseLoader)
+    except yaml.YAMLError:
+        return None
+    if root is None:
+        return None
+    return _closest_line(_key_lines(root), path)
+
+
+def _closest_line(lines: Mapping[str, int], path: str) -> int | None:
+    while path:
+        if path in lines:
+            return lines[path]
+        cut = max(path.rfind("."), path.rfind("["))
+        path = path[:cut] if cut > 0 else ""
+    return None
+
+
+def _key_lines(root: yaml.Node,
+               on_duplicate: Callable[[str, str, int, int], None] | None = None
+               ) -> dict[str, int]:
+    """Line (from 1) of every key path under the composed ``root``.
+
+    ``on_duplicate(path, key, first_line, line)`` is called for a key given twice in one
+    mapping (which loading would silently overwrite).
+    """
+    lines: dict[str, int] = {}
+    loader = CaseLoader("")
+    seen: set[int] = set()
+
+    def walk(node: yaml.Node, path: str) -> None:
+        if id(node) in seen:  # an alias: walked already (and guards against recursion)
+            return
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            keys: dict[str, int] = {}
+            for key_node, value_node in node.value:
+                key = _key_text(loader, key_node)
+                sub = f"{path}.{key}" if path else key
+                line = key_node.start_mark.line + 1
+                if key in keys and key != "<<" and on_duplicate is not None:
+                    on_duplicate(sub, key, keys[key], line)
+                keys[key] = line
+                lines.setdefault(sub, line)
+                walk(value_node, sub)
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                sub = f"{path}[{i}]"
+                lines.setdefault(sub, item.start_mark.line + 1)
+                walk(item, sub)
+
+    walk(root, "")
+    return lines
+
+
+def _key_text(loader: CaseLoader, node: yaml.Node) -> str:
+    """A mapping key as key paths spell it: ``str`` of its value, so ``true:`` is
+    ``True`` and ``0x10:`` is ``16``, as in the loaded mapping."""
+    if not isinstance(node, yaml.ScalarNode):
+        return "?"
+    if node.tag == "tag:yaml.org,2002:str":
+        return str(node.value)
+    try:
+        return str(loader.construct_object(node))
+    except yaml.YAMLError:  # an unknown tag: loading reports it
+        return str(node.value)
+
+
 def _mark(mark: Any) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
 
 
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-__all__ = ["SCHEMA_VERSION", "load_case"]
+__all__ = ["SCHEMA_VERSION", "key_line", "load_case"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,11 @@ class _Required:
 REQUIRED: Any = _Required()
 
 KINDS = ("float", "vector", "choice", "signal", "points", "callable", "node", "body", "any")
+
+#: Largest magnitude of an input number. No quantity of a marine model comes near it, and
+#: products of larger ones (a position squared, a stiffness times a displacement) would
+#: overflow the arithmetic before the run could report anything useful.
+MAX_MAGNITUDE = 1.0e30
 
 
 @dataclass(frozen=True)
@@ -74,8 +80,11 @@ class Param:
         return self.default is REQUIRED
 
 
-def did_you_mean(word: str, known: list[str] | tuple[str, ...]) -> str:
-    """A ``; did you mean 'x'?`` suffix for an unknown word, or ``""``."""
+def did_you_mean(word: Any, known: list[str] | tuple[str, ...]) -> str:
+    """A ``; did you mean 'x'?`` suffix for an unknown word, or ``""`` (also for a value
+    that is not a word)."""
+    if not isinstance(word, str):
+        return ""
     close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""
 
@@ -91,15 +100,39 @@ def check_keys(given: Mapping[str, Any], known: list[str] | tuple[str, ...], pat
             )
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 3
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = _REPR.maxfrozenset = 8
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 60
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` cut to 60 characters, for error messages.
+
+    Built piece by piece with :mod:`reprlib`: a YAML alias may nest one list nine times
+    in nine others, nine levels deep (a "billion laughs"), whose full repr never ends.
+    """
+    text = _REPR.repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def as_float(value: Any, path: str, units: str = "", *, positive: bool = False,
              minimum: float | None = None) -> float:
-    """Check and convert one number (not a bool, finite)."""
+    """Check and convert one number: not a bool, finite, of magnitude at most
+    :data:`MAX_MAGNITUDE`."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         unit = f" [{units}]" if units and units != "1" else ""
-        raise ModelError(f"expected a number{unit}, got {value!r}", path)
-    x = float(value)
+        hint = " (a signal is not accepted here)" if is_signal_spec(value) else ""
+        raise ModelError(f"expected a number{unit}{hint}, got {shown(value)}", path)
+    try:
+        x = float(value)
+    except OverflowError:  # an integer beyond the float range (YAML reads 1 and 400 zeros)
+        x = math.inf
     if not math.isfinite(x):
-        raise ModelError(f"expected a finite number, got {value!r}", path)
+        raise ModelError(f"expected a finite number, got {shown(value)}", path)
+    if abs(x) > MAX_MAGNITUDE:
+        raise ModelError(f"{x:g} is out of range: numbers are accepted up to "
+                         f"{MAX_MAGNITUDE:g} in magnitude", path)
     if positive and x <= 0:
         raise ModelError(f"must be > 0, got {x:g}", path)
     if minimum is not None and x < minimum:
@@ -110,19 +143,58 @@ def as_float(value: Any, path: str, units: str = "", *, positive: bool = False,
 def as_vector(value: Any, path: str, n: int = 3) -> np.ndarray:
     """Check and convert a list of ``n`` finite numbers."""
     if isinstance(value, str | bytes | Mapping) or not hasattr(value, "__len__"):
-        raise ModelError(f"expected a list of {n} numbers, got {value!r}", path)
+        raise ModelError(f"expected a list of {n} numbers, got {shown(value)}", path)
     if len(value) != n:
         raise ModelError(f"expected {n} numbers, got {len(value)}", path)
     return np.array([as_float(v, f"{path}[{i}]") for i, v in enumerate(value)])
 
 
+#: Most numbers :func:`try_array` converts (inertia and spring-damper matrices are small).
+MAX_ARRAY_SIZE = 10_000
+
+
 def try_array(value: Any) -> np.ndarray | None:
-    """``value`` as a float array, or None if it is text, a mapping or not numeric."""
-    if isinstance(value, str | bytes | Mapping):
+    """``value`` as a float array, or None if it is text, a mapping, not numeric or
+    nested lists of more than :data:`MAX_ARRAY_SIZE` items."""
+    if isinstance(value, str | bytes | Mapping) or not _small(value):
         return None
     try:
         return np.asarray(value, dtype=float)
     except (TypeError, ValueError):
+        return None
+    except OverflowError:  # an integer beyond the float range: as inf, refused as such
+        return _huge_ints_as_inf(value)
+
+
+def _small(value: Any) -> bool:
+    """Nested lists hold at most :data:`MAX_ARRAY_SIZE` items in all (counted without
+    expanding YAML aliases, which may share one list a billion times)."""
+    count = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list | tuple):
+            count += len(item)
+            if count > MAX_ARRAY_SIZE:
+                return False
+            stack.extend(item)
+    return True
+
+
+def _huge_ints_as_inf(value: Any) -> np.ndarray | None:
+    def convert(v: Any) -> Any:
+        if isinstance(v, list | tuple):
+            return [convert(x) for x in v]
+        if isinstance(v, int) and not isinstance(v, bool):
+            try:
+                return float(v)
+            except OverflowError:
+                return math.inf if v > 0 else -math.inf
+        return v
+
+    try:
+        return np.asarray(convert(value), dtype=float)
+    except (TypeError, ValueError, OverflowError):
         return None
 
 
@@ -187,7 +259,7 @@ def _parse_one(p: Param, value: Any, where: str, check_signal: Callable[[Any, st
     if p.kind == "choice":
         if value not in p.choices:
             raise ModelError(
-                f"unknown value {value!r}{did_you_mean(str(value), p.choices)}; "
+                f"unknown value {shown(value)}{did_you_mean(value, p.choices)}; "
                 f"accepted: {', '.join(p.choices)}", where)
         return value
     if p.kind == "points":
@@ -199,11 +271,11 @@ def _parse_one(p: Param, value: Any, where: str, check_signal: Callable[[Any, st
         return pts
     if p.kind == "callable":
         if not callable(value):
-            raise ModelError(f"expected a Python callable, got {value!r}", where)
+            raise ModelError(f"expected a Python callable, got {shown(value)}", where)
         return value
     if p.kind in ("node", "body"):
         if not isinstance(value, str) and not hasattr(value, "name"):
-            raise ModelError(f"expected a {p.kind} name, got {value!r}", where)
+            raise ModelError(f"expected a {p.kind} name, got {shown(value)}", where)
         return value
     return value
 

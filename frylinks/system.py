@@ -17,12 +17,14 @@ import numpy as np
 from .errors import ModelError
 from .links import DOFS
 from .params import (
+    MAX_MAGNITUDE,
     Param,
     as_float,
     as_vector,
     check_keys,
     did_you_mean,
     parse_params,
+    shown,
     try_array,
 )
 from .registry import Registry, TypeInfo
@@ -67,7 +69,7 @@ def parse_orientation(value: Any, path: str) -> np.ndarray:
                     and all(c in "xyz" for c in seq.lower())
                     and (seq.islower() or seq.isupper())):
                 raise ModelError(
-                    f"sequence {seq!r}: expected three axis letters, lower case for intrinsic "
+                    f"sequence {shown(seq)}: expected three axis letters, lower case for intrinsic "
                     "(rotating) axes as 'xyz' or 'zyx', upper case for extrinsic as 'XYZ'",
                     f"{path}.sequence")
             angles = as_vector(value["euler_deg"], f"{path}.euler_deg")
@@ -77,13 +79,23 @@ def parse_orientation(value: Any, path: str) -> np.ndarray:
         angle = as_float(value.get("angle_deg", 0.0), f"{path}.angle_deg", "degree")
         return axis_angle_to_quat(axis, np.radians(angle))
     arr = try_array(value)
-    if arr is not None and arr.shape == (4,) and np.isfinite(arr).all() and np.linalg.norm(arr):
+    if arr is not None and arr.shape in ((4,), (3, 3)) and not _in_range(arr):
+        raise ModelError(f"expected finite numbers up to {MAX_MAGNITUDE:g} in magnitude, got "
+                         f"{shown(value)}", path)
+    if arr is not None and arr.shape == (4,) and np.linalg.norm(arr):
         return arr / np.linalg.norm(arr)
     if arr is not None and arr.shape == (3, 3):
         if not np.allclose(arr @ arr.T, np.eye(3), atol=1e-9) or np.linalg.det(arr) < 0:
             raise ModelError("a rotation matrix must be orthonormal and right-handed", path)
         return matrix_to_quat(arr)
-    raise ModelError(f"unknown orientation {value!r}", path)
+    raise ModelError(f"unknown orientation {shown(value)}; accepted: {{quaternion: [w, x, y, "
+                     "z]}, {euler_deg: [a, b, c], sequence: xyz} or {axis: [x, y, z], "
+                     "angle_deg: a}", path)
+
+
+def _in_range(arr: np.ndarray) -> bool:
+    """All finite and at most :data:`~frylinks.params.MAX_MAGNITUDE` in magnitude."""
+    return bool(np.isfinite(arr).all() and (np.abs(arr) <= MAX_MAGNITUDE).all())
 
 
 def unit_vector(value: Any, path: str) -> np.ndarray:
@@ -102,9 +114,13 @@ def parse_inertia(value: Any, path: str) -> np.ndarray:
     off-diagonal entries of the matrix are ``Ixy`` etc., not their negatives).
     """
     arr = try_array(value)
-    if arr is None or arr.shape not in ((3,), (6,), (3, 3)) or not np.isfinite(arr).all():
+    if arr is None or arr.shape not in ((3,), (6,), (3, 3)):
         raise ModelError("expected 3 principal values [kg m2], 6 values "
-                         "[Ixx, Iyy, Izz, Ixy, Ixz, Iyz] or a 3x3 matrix", path)
+                         f"[Ixx, Iyy, Izz, Ixy, Ixz, Iyz] or a 3x3 matrix, got {shown(value)}",
+                         path)
+    if not _in_range(arr):
+        raise ModelError(f"expected finite numbers up to {MAX_MAGNITUDE:g} in magnitude, got "
+                         f"{shown(value)}", path)
     if arr.shape == (3,):
         m = np.diag(arr)
     elif arr.shape == (6,):
@@ -117,6 +133,10 @@ def parse_inertia(value: Any, path: str) -> np.ndarray:
     eig = np.linalg.eigvalsh(m)
     if eig.min() <= 0:
         raise ModelError(f"inertia must be positive definite (eigenvalues {eig})", path)
+    with np.errstate(all="ignore"):
+        invertible = bool(np.isfinite(np.linalg.inv(m)).all())
+    if not invertible:  # a subnormal moment: its inverse overflows
+        raise ModelError(f"inertia is too small to invert (eigenvalues {eig})", path)
     return m
 
 
@@ -211,7 +231,7 @@ def _validate(cls: Any, params: Mapping[str, Any], path: str) -> None:
 
 def _check_name(name: Any, path: str) -> None:
     if not isinstance(name, str) or not NAME_RE.match(name):
-        raise ModelError(f"invalid name {name!r}: use letters, digits, '_' or '-', "
+        raise ModelError(f"invalid name {shown(name)}: use letters, digits, '_' or '-', "
                          "starting with a letter (no dots)", path)
 
 
@@ -277,9 +297,12 @@ class System:
             raise ModelError(f"'{name}' is the fixed ground; choose another body name", path)
         if name in self.bodies:
             raise ModelError(f"body '{name}' is defined twice", path)
+        mass = as_float(mass, f"{path}.mass", "kg", positive=True)
+        if not np.isfinite(1.0 / mass):  # a subnormal number: its inverse overflows
+            raise ModelError(f"mass {mass:g} kg is too small to invert", f"{path}.mass")
         body = Body(
             name,
-            mass=as_float(mass, f"{path}.mass", "kg", positive=True),
+            mass=mass,
             inertia=parse_inertia(inertia, f"{path}.inertia"),
             position=as_vector(position, f"{path}.position"),
             orientation=parse_orientation(orientation, f"{path}.orientation"),
@@ -307,8 +330,8 @@ class System:
         if isinstance(ref, Body):
             return ref.cog
         if not isinstance(ref, str):
-            raise ModelError(f"expected a node reference 'body.node' or 'body', got {ref!r}",
-                             path)
+            raise ModelError(f"expected a node reference 'body.node' or 'body', got "
+                             f"{shown(ref)}", path)
         body_name, _, node_name = ref.partition(".")
         body = self.body(body_name, path)
         if not node_name:
@@ -327,7 +350,7 @@ class System:
         info = self.registry.get("signal", kind) if isinstance(kind, str) else None
         if info is None:
             names = self.registry.names("signal")
-            raise ModelError(f"unknown signal type {kind!r}{did_you_mean(str(kind), names)}; "
+            raise ModelError(f"unknown signal type {shown(kind)}{did_you_mean(kind, names)}; "
                              f"known: {', '.join(names)}", f"{path}.type")
         given = {k: v for k, v in value.items() if k != "type"}
         params = parse_params(info.cls.parameters, given, path)
@@ -344,7 +367,7 @@ class System:
         info = self.registry.get(kind, type) if isinstance(type, str) else None
         if info is None:
             names = self.registry.names(kind)
-            raise ModelError(f"unknown {kind} type {type!r}{did_you_mean(str(type), names)}; "
+            raise ModelError(f"unknown {kind} type {shown(type)}{did_you_mean(type, names)}; "
                              f"known: {', '.join(names)}", f"{path}.type")
         return path, info
 
@@ -487,13 +510,14 @@ def _matrix(value: Any, nf: int, path: str) -> np.ndarray:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return np.eye(nf) * as_float(value, path)
     arr = try_array(value)
-    if arr is not None and np.isfinite(arr).all():
+    if arr is not None and _in_range(arr):
         if arr.shape == (nf,):
             return np.diag(arr)
         if arr.shape == (nf, nf):
             return arr
     raise ModelError(f"expected a number, {nf} numbers (diagonal) or a {nf}x{nf} matrix over "
-                     "the free DOFs", path)
+                     f"the free DOFs (finite, up to {MAX_MAGNITUDE:g} in magnitude), got "
+                     f"{shown(value)}", path)
 
 
 __all__ = ["Body", "ForceDef", "LinkDef", "Node", "Param", "System"]

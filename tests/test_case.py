@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 import frylinks
-from frylinks.case import load_case
+from frylinks.case import key_line, load_case
 from frylinks.engine import assemble
-from frylinks.errors import CaseError
+from frylinks.errors import CaseError, ModelError
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 
@@ -328,3 +328,125 @@ def test_names_read_as_booleans_are_explained(tmp_path: Path) -> None:
     msg = error_of(write(tmp_path, text))
     assert "bodies.True: a name must be text" in msg
     assert "quote it" in msg
+
+
+# ------------------------------------------- found by tests/test_case_mutations.py
+
+def test_integer_beyond_float_range_is_a_case_error(tmp_path: Path) -> None:
+    # YAML reads 1 and 400 zeros as a Python int; float() of it raised OverflowError
+    text = yaml.safe_dump(BUOY, sort_keys=False).replace("mass: 1000.0", "mass: 1" + "0" * 400)
+    msg = error_of(write(tmp_path, text))
+    assert ", bodies.buoy.mass: expected a finite number, got 1000" in msg
+    assert "0" * 100 not in msg  # cut short
+    case = changed()
+    case["bodies"]["buoy"]["inertia"] = [10**400, 1.0, 1.0]
+    assert ", bodies.buoy.inertia: expected finite numbers" in error_of(write(tmp_path, case))
+
+
+def test_numbers_beyond_range_are_refused_with_their_line(tmp_path: Path) -> None:
+    # 1e300 passed, then overflowed numpy (a RuntimeWarning) in the first projection
+    case = changed()
+    case["bodies"]["buoy"]["position"] = [1.0e300, 0, 0]
+    path = write(tmp_path, case)
+    msg = error_of(path)
+    line = path.read_text().splitlines().index("    position:") + 2
+    assert msg.endswith(f"bodies.buoy.position[0]: 1e+300 is out of range: numbers are "
+                        f"accepted up to 1e+30 in magnitude (line {line})")
+
+
+def test_case_without_bodies(tmp_path: Path) -> None:
+    # frylinks.run raised SimulationError('the system has no body to move')
+    path = write(tmp_path, "frylinks: 1\nsolver: {t_end: 1, dt: 0.1}\n")
+    with pytest.raises(CaseError, match=r", bodies: a case needs at least one body"):
+        frylinks.run(path)
+
+
+def test_key_read_as_boolean_has_its_line(tmp_path: Path) -> None:
+    # the line table spelt the key 'true' (YAML text), the error path 'True' (its value)
+    text = yaml.safe_dump(BUOY, sort_keys=False) + "true: 1\n"
+    path = write(tmp_path, text)
+    msg = error_of(path)
+    assert msg.endswith(f"True: unknown key True (accepted: bodies, description, forces, "
+                        f"frylinks, gravity, ground, links, name, output, solver) "
+                        f"(line {len(text.splitlines())})")
+
+
+
+
+def _laughs(k: int) -> str:
+    """YAML of one list nine times in nine others, ``k`` levels deep (9**k numbers)."""
+    if k == 1:
+        return "&a1 [1, 1, 1, 1, 1, 1, 1, 1, 1]"
+    return f"&a{k} [{_laughs(k - 1)}" + f", *a{k - 1}" * 8 + "]"
+
+
+LAUGHS = _laughs(9)
+
+
+@pytest.mark.parametrize("key", ["description", "bodies.buoy.mass", "bodies.buoy.inertia",
+                                 "links.pto.type", "forces.lift.node"])
+def test_billion_laughs_is_refused_at_once(tmp_path: Path, key: str) -> None:
+    """One list nine times in nine others, nine levels deep: 9**9 numbers in a few YAML
+    aliases. Printing it in the message (repr) or converting it (numpy) never ended."""
+    assert yaml.safe_load(LAUGHS)[8][7][6][5][4][3][2][1] == [1] * 9
+    case = changed()
+    *parents, last = key.split(".")
+    place = case
+    for k in parents:
+        place = place[k]
+    place[last] = "LAUGHS"
+    text = yaml.safe_dump(case, sort_keys=False).replace("LAUGHS", LAUGHS)
+    msg = error_of(write(tmp_path, text))
+    assert f", {key}" in msg and len(msg) < 400
+
+
+def test_nesting_too_deep_is_a_case_error(tmp_path: Path) -> None:
+    # PyYAML composes recursively: RecursionError
+    msg = error_of(write(tmp_path, "frylinks: 1\nname: " + "[" * 3000 + "]" * 3000 + "\n"))
+    assert msg.endswith(": YAML error: lists or mappings nested too deeply (some hundred "
+                        "levels)")
+
+
+def test_huge_output_every_with_dop853(tmp_path: Path) -> None:
+    # dt * every raised OverflowError
+    msg = error_of(write(tmp_path, changed(solver={"t_end": 1.0, "dt": 0.1,
+                                                   "integrator": "dop853"},
+                                           output={"every": 10**400})))
+    assert ", output.every: expected a whole number >= 1" in msg and "at most 1e+15" in msg
+
+
+def test_key_line() -> None:
+    text = yaml.safe_dump(BUOY, sort_keys=False)
+    lines = text.splitlines()
+    assert key_line(text, "links.pto.spring_damper.stiffness") == \
+        lines.index("    spring_damper:") + 2
+    # a key the text lacks: the line of its closest enclosing key
+    assert key_line(text, "links.pto.pitch") == lines.index("  pto:") + 1
+    assert key_line(text, "forces.lift.force[2]") == lines.index("    force:") + 4
+    assert key_line(text, "nowhere") is None
+    assert key_line("a: [", "a") is None
+
+
+def test_run_error_from_assembly_names_the_line(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ModelError raised when the model is assembled becomes a CaseError with the
+    line of its key path (or, for t_end and dt given to run, says so)."""
+    import frylinks.runner
+
+    path = write(tmp_path, BUOY)
+    lines = path.read_text().splitlines()
+
+    def failing(system: Any, **kwargs: Any) -> None:
+        raise ModelError("too stiff", "links.pto.spring_damper.stiffness")
+
+    monkeypatch.setattr(frylinks.runner, "run_system", failing)
+    with pytest.raises(CaseError) as info:
+        frylinks.run(path)
+    assert str(info.value) == (f"case '{path}', links.pto.spring_damper.stiffness: too stiff "
+                               f"(line {lines.index('    spring_damper:') + 2})")
+    monkeypatch.undo()
+    with pytest.raises(CaseError) as info:
+        frylinks.run(write(tmp_path, changed(solver={"t_end": 0.04, "dt": 0.02,
+                                                     "integrator": "dop853"},
+                                             output={"every": 2})), t_end=0.06)
+    assert str(info.value).endswith("(t_end = 0.06 given to frylinks.run overrides the case)")

@@ -21,7 +21,7 @@ import numpy as np
 from frylinks.errors import ModelError, SimulationError
 from frylinks.forces import ForceContext, ForceType
 from frylinks.kinematics import NodeFrames
-from frylinks.params import Param
+from frylinks.params import Param, shown
 from frylinks.rotations import rotate
 from frylinks.signals import SignalSpec
 
@@ -38,7 +38,7 @@ ACTIVE = Param("any", "1", "the element acts (true) or is switched off (false)",
 def check_active(params: Mapping[str, Any]) -> None:
     """Raise unless ``params['active']`` is a bool."""
     if not isinstance(params["active"], bool | np.bool_):
-        raise ModelError(f"expected true or false, got {params['active']!r}", "active")
+        raise ModelError(f"expected true or false, got {shown(params['active'])}", "active")
 
 
 def check_axis(params: Mapping[str, Any], key: str = "axis") -> None:

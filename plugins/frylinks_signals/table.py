@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from frylinks.errors import ModelError
-from frylinks.params import Param
+from frylinks.params import Param, shown
 from frylinks.signals import SignalType
 
 from .interpolation import check_series, evaluate, interpolated
@@ -80,7 +80,7 @@ def read_series(params: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     """
     file = params["file"]
     if not isinstance(file, str | Path) or not str(file):
-        raise ModelError(f"expected a file path, got {file!r}", "file")
+        raise ModelError(f"expected a file path, got {shown(file)}", "file")
     path = Path(file)
     suffix = path.suffix.lower()
     if suffix not in CSV_SUFFIXES + NETCDF_SUFFIXES:
@@ -128,12 +128,13 @@ def _read_csv(path: Path, column: Any) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(column, str):
         if header is None or column not in header:
             names = f"columns: {', '.join(header)}" if header else "the file has no header"
-            raise ModelError(f"no column named {column!r} in '{path}' ({names})", "column")
+            raise ModelError(f"no column named {shown(column)} in '{path}' ({names})", "column")
         index = header.index(column)
     elif isinstance(column, int) and not isinstance(column, bool):
         index = column
     else:
-        raise ModelError(f"expected a column name or a 0-based index, got {column!r}", "column")
+        raise ModelError(f"expected a column name or a 0-based index, got {shown(column)}",
+                         "column")
     if not 1 <= index < width:
         raise ModelError(f"column index {index} is not a value column of '{path}' (it has "
                          f"{width} columns; time is column 0)", "column")
@@ -172,7 +173,7 @@ def _read_netcdf(path: Path, variable: Any) -> tuple[np.ndarray, np.ndarray]:
                                  f"{', '.join(candidates) or 'none'})", "variable")
             variable = candidates[0]
         if not isinstance(variable, str) or variable not in ds.variables:
-            raise ModelError(f"no variable {variable!r} in '{path}' (1-D variables: "
+            raise ModelError(f"no variable {shown(variable)} in '{path}' (1-D variables: "
                              f"{', '.join(candidates) or 'none'})", "variable")
         var = ds[variable]
         if var.ndim != 1:
