@@ -296,3 +296,87 @@ def test_unassembled_initial_positions_warn() -> None:
     """Initial positions off the links are assembled, with a warning naming the body."""
     with pytest.warns(UserWarning, match="body 'arm' was moved by"):
         pto_system().run(t_end=0.01, dt=0.01)
+
+
+# ------------------------------------------- found by tests/test_case_mutations.py
+
+def test_integer_beyond_float_range(system: System) -> None:
+    """float(10**400) raised OverflowError from as_float and from the array parsers."""
+    with raises(r"^bodies\.b\.mass: expected a finite number, got 1000"):
+        system.add_body("b", mass=10**400, inertia=[1.0, 1.0, 1.0])
+    with raises(r"^bodies\.b\.inertia: expected finite numbers"):
+        system.add_body("b", mass=1.0, inertia=[10**400, 1.0, 1.0])
+    with raises(r"^links\.l\.spring_damper\.stiffness: expected a number, 1 numbers"):
+        system.add_link("l", "prismatic", master="ground.seabed", slave="buoy.pto",
+                        spring_damper={"stiffness": [[-(10**400)]]})
+
+
+@pytest.mark.parametrize(("where", "value"), [
+    ("mass", 1.0e300), ("position", [0.0, 1.0e31, 0.0]), ("velocity", [0.0, 0.0, -1.0e300]),
+])
+def test_numbers_beyond_range_are_refused(system: System, where: str, value: Any) -> None:
+    """A position of 1e300 overflowed numpy in the first projection (a RuntimeWarning,
+    then a ValueError from nanargmax); a screw pitch of 1e300 in the constraint solve."""
+    kwargs = {"mass": 1.0, "inertia": [1.0, 1.0, 1.0], where: value}
+    with raises(rf"^bodies\.b\.{where}(\[\d\])?: .*accepted up to 1e\+30 in magnitude"):
+        system.add_body("b", **kwargs)
+
+
+def test_range_of_matrices_and_orientations(system: System) -> None:
+    with raises(r"^bodies\.b\.inertia: expected finite numbers up to 1e\+30"):
+        system.add_body("b", mass=1.0, inertia=[[1e300, 0, 0], [0, 1, 0], [0, 0, 1]])
+    with raises(r"^bodies\.b\.orientation: expected finite numbers up to 1e\+30"):
+        system.add_body("b", mass=1.0, inertia=[1.0, 1.0, 1.0], orientation=[1e300, 0, 0, 0])
+    with raises(r"^links\.l\.spring_damper\.damping: expected a number, 1 numbers"):
+        system.add_link("l", "prismatic", master="ground.seabed", slave="buoy.pto",
+                        spring_damper={"damping": [1e31]})
+    with raises(r"^links\.l\.pitch: 1e\+300 is out of range"):
+        system.add_link("l", "screw", master="ground.seabed", slave="buoy.pto", pitch=1e300)
+
+
+def test_subnormal_mass_and_inertia_are_refused(system: System) -> None:
+    """1 / 5e-324 overflows: the first projection warned (RuntimeWarning) and went on
+    with inf and nan."""
+    with raises(r"^bodies\.b\.mass: mass 4\.94066e-324 kg is too small to invert"):
+        system.add_body("b", mass=5e-324, inertia=[1.0, 1.0, 1.0])
+    with raises(r"^bodies\.b\.inertia: inertia is too small to invert"):
+        system.add_body("b", mass=1.0, inertia=[5e-324, 1.0, 1.0])
+    system.add_body("b", mass=1e-300, inertia=[1e-300, 1e-300, 1e-300])  # tiny is fine
+
+
+def _laughs() -> list[Any]:
+    x: list[Any] = [1.0] * 9
+    for _ in range(8):
+        x = [x] * 9
+    return x
+
+
+def test_messages_show_a_billion_laughs_briefly(system: System) -> None:
+    """A YAML alias bomb (9**9 numbers in a few lines) given where a number, a name or a
+    choice goes: the message printed it with repr, which never ended; numpy converted
+    it, which took gigabytes."""
+    bomb = _laughs()
+    cases = [
+        (lambda: system.add_body("b", mass=bomb, inertia=[1.0, 1.0, 1.0]), "bodies.b.mass"),
+        (lambda: system.add_body("b", mass=1.0, inertia=bomb), "bodies.b.inertia"),
+        (lambda: system.add_body("b", mass=1.0, inertia=[1.0, 1.0, 1.0], orientation=bomb),
+         "bodies.b.orientation"),
+        (lambda: system.add_link("l", bomb, master="ground.seabed", slave="buoy"),
+         "links.l.type"),
+        (lambda: system.add_link("l", "prismatic", master=bomb, slave="buoy"),
+         "links.l.master"),
+        (lambda: system.add_link("l", "universal", master="ground.seabed", slave="buoy",
+                                 axes=bomb), "links.l.axes"),
+        (lambda: system.add_force("f", "world_force", node="buoy", force=[0, 0, 0],
+                                  resolve_frame=bomb), "forces.f.resolve_frame"),
+        (lambda: system.add_force("f", "linear_spring_damper", master="ground.seabed",
+                                  slave="buoy", active=bomb), "forces.f.active"),
+        (lambda: system.add_force("f", "world_force", node="buoy",
+                                  force=[0, 0, {"type": "table", "file": bomb}]),
+         "forces.f.force[2].file"),
+    ]
+    for add, path in cases:
+        with pytest.raises(ModelError) as info:
+            add()
+        assert info.value.path == path
+        assert len(info.value.message) < 400, info.value.message
