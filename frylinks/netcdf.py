@@ -89,11 +89,7 @@ class StreamWriter:
         kept: dict[str, np.ndarray] = {}
         if resume is not None:
             kept = _read_records(self.path, ["time", *self._shapes], resume.samples)
-        try:
-            ds = netCDF4.Dataset(self.part, "w", format="NETCDF4")
-        except OSError as exc:
-            raise FrylinksError(f"cannot create the results file '{self.path}': {exc}") from exc
-        try:
+        def define(ds: netCDF4.Dataset) -> None:
             self._define(ds, coords, {**attrs, "status": "running"})
             if kept:
                 n = len(kept["time"])
@@ -101,12 +97,9 @@ class StreamWriter:
                     ds[name][:n] = values
                 self.nb_written = n
                 ckpt_io.write(ds, resume)  # type: ignore[arg-type]
-        except BaseException:
-            ds.close()
-            self.part.unlink(missing_ok=True)
-            raise
-        ds.close()
-        os.replace(self.part, self.path)
+
+        self._publish(lambda: netCDF4.Dataset(self.part, "w", format="NETCDF4"), define,
+                      "create")
         self._last_flush = time.monotonic()
         self._cost = 0.0  # wall time of the last write [s]
 
@@ -198,12 +191,22 @@ class StreamWriter:
 
     def _replace(self, write: Callable[[netCDF4.Dataset], None]) -> None:
         """Copy the file, ``write`` into the copy, and put the copy in its place."""
-        try:
+
+        def copy() -> netCDF4.Dataset:
             shutil.copyfile(self.path, self.part)
-            ds = netCDF4.Dataset(self.part, "a")
+            return netCDF4.Dataset(self.part, "a")
+
+        self._publish(copy, write, "write")
+
+    def _publish(self, open_part: Callable[[], netCDF4.Dataset],
+                 write: Callable[[netCDF4.Dataset], None], verb: str) -> None:
+        """Open the ``.part`` file, ``write`` into it, close it and move it over the file;
+        on any failure the ``.part`` file is removed and the file is left as it was."""
+        try:
+            ds = open_part()
         except OSError as exc:
             self.part.unlink(missing_ok=True)
-            raise FrylinksError(f"cannot write the results file '{self.path}': {exc}"
+            raise FrylinksError(f"cannot {verb} the results file '{self.path}': {exc}"
                                 ) from exc
         try:
             write(ds)
