@@ -57,7 +57,7 @@ def run(path: str | Path, output: str | Path | None = None, *, t_end: float | No
         For any mistake in the case file, including one found only when the model is
         assembled (initial positions that cannot satisfy the links, a bad ``t_end``).
     """
-    from .case import key_line
+    from .case import case_error
     from .case import load_case as _load
     from .runner import run_system
 
@@ -67,13 +67,7 @@ def run(path: str | Path, output: str | Path | None = None, *, t_end: float | No
         return run_system(system, output=output, progress=progress, resume=resume,
                           **{**solver, **given})
     except ModelError as exc:
-        key = exc.path.removeprefix("solver.")
-        if key in given:  # not the file's value: say so rather than point at its line
-            where = f" ({key} = {given[key]!r} given to frylinks.run overrides the case)"
-        else:
-            line = key_line(system.case_text, exc.path) if exc.path else None
-            where = f" (line {line})" if line else ""
-        raise CaseError(str(path), exc.path, exc.message + where) from None
+        raise case_error(path, system.case_text, exc, given) from None
 
 
 __all__ = ["Body", "CaseError", "FrylinksError", "ModelError", "Node", "PluginError",

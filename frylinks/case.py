@@ -321,6 +321,30 @@ class _CaseReader:
         return out
 
 
+def case_error(file: str | Path, text: str, exc: ModelError,
+               given: Mapping[str, Any] | None = None) -> CaseError:
+    """The :class:`CaseError` of a mistake found after reading, when the model is assembled
+    or its run set up (initial positions that cannot meet the links, a bad ``t_end``).
+
+    Parameters
+    ----------
+    file, text
+        The case file and its text (``System.case_text``), for the line of the key.
+    exc
+        The error, with its key path.
+    given
+        Solver values given in place of the file's (``t_end``, ``dt``): an error on one
+        of them names the override rather than a line of the file.
+    """
+    key = exc.path.removeprefix("solver.")
+    if given and key in given:
+        where = f" ({key} = {given[key]!r} given in place of the case's value)"
+    else:
+        line = key_line(text, exc.path) if exc.path else None
+        where = f" (line {line})" if line else ""
+    return CaseError(str(file), exc.path, exc.message + where)
+
+
 def key_line(text: str, path: str) -> int | None:
     """Line (from 1) of the key path ``path`` in a case file's ``text``, or of its closest
     enclosing key that the text holds; None if the text holds none (or is not YAML).

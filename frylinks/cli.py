@@ -150,13 +150,20 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .case import load_case
+    from .case import case_error, load_case
     from .engine import assemble, project
+    from .errors import ModelError, SimulationError
 
     system, _ = load_case(args.case)
-    model = assemble(system)
-    # the start of a run: initial positions must be brought onto the links
-    project(model, model.initial.copy(), initial=True)
+    try:
+        model = assemble(system)
+        # the start of a run: initial positions must be brought onto the links
+        project(model, model.initial.copy(), initial=True)
+    except SimulationError as exc:
+        raise case_error(args.case, system.case_text, ModelError(str(exc), exc.path)
+                         ) from None
+    except ModelError as exc:
+        raise case_error(args.case, system.case_text, exc) from None
     print(f"ok: {len(system.bodies)} bodies, {len(system.links)} links, "
           f"{len(system.forces)} forces")
     return 0

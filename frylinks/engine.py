@@ -465,10 +465,11 @@ def project(model: Model, s: State, iterations: int = 4, initial: bool = False) 
         # next pass only refreshes G at the corrected positions for the velocity step
         last = worst < 1e-7 * model.length_scale and not initial
     if initial and worst > 1e-9 * model.length_scale:
+        link = _worst_link(model, res)
         raise SimulationError(
-            f"the initial positions cannot be assembled: link '{_worst_link(model, res)}' "
+            f"the initial positions cannot be assembled: link '{link}' "
             f"stays violated by {worst:.3g} (m or rad); check its nodes and the bodies' "
-            "positions and orientations")
+            "positions and orientations", f"links.{link}")
     u = np.concatenate([s.v, s.w], axis=1)
     du = model.solver.correction(model.solver.G_dot(u) - vel)
     s.v += du[:, :3]

@@ -45,4 +45,17 @@ class PluginError(FrylinksError):
 
 
 class SimulationError(FrylinksError):
-    """A run that cannot go on (non-finite state, a singular system)."""
+    """A run that cannot go on (non-finite state, a singular system).
+
+    Parameters
+    ----------
+    message
+        What happened.
+    path
+        Key path of the element at fault (``links.pto``), if one is, so that the case
+        reader can point at its line.
+    """
+
+    def __init__(self, message: str, path: str = "") -> None:
+        self.path = path
+        super().__init__(message)

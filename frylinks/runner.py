@@ -142,7 +142,7 @@ def _assemble_initial(model: Model, s: State, warn: bool) -> None:
     try:
         project(model, s, initial=True)
     except SimulationError as exc:
-        raise ModelError(str(exc)) from exc
+        raise ModelError(str(exc), exc.path) from exc
     moved = np.linalg.norm(s.x - given, axis=1)
     if warn and moved.size and moved.max() > 1e-6 * model.length_scale:
         worst = int(np.argmax(moved))

@@ -449,4 +449,4 @@ def test_run_error_from_assembly_names_the_line(tmp_path: Path,
         frylinks.run(write(tmp_path, changed(solver={"t_end": 0.04, "dt": 0.02,
                                                      "integrator": "dop853"},
                                              output={"every": 2})), t_end=0.06)
-    assert str(info.value).endswith("(t_end = 0.06 given to frylinks.run overrides the case)")
+    assert str(info.value).endswith("(t_end = 0.06 given in place of the case's value)")

@@ -105,6 +105,36 @@ def test_check(case: Path) -> None:
     assert not case.with_suffix(".nc").exists()
 
 
+CONTRADICTION = """\
+frylinks: 1
+ground:
+  nodes:
+    a: {position: [0, 0, 0]}
+    b: {position: [5, 0, 0]}
+bodies:
+  m: {mass: 1.0, inertia: [1, 1, 1]}
+links:
+  one: {type: fixed, master: ground.a, slave: m}
+  two: {type: fixed, master: ground.b, slave: m}
+solver: {t_end: 0.1, dt: 0.01}
+"""
+
+
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_a_model_that_cannot_be_assembled_is_a_case_error(command: str, tmp_path: Path
+                                                          ) -> None:
+    """Found only at assembly, yet reported like any case-file mistake: file, key, line."""
+    case = tmp_path / "contradiction.yaml"
+    case.write_text(CONTRADICTION)
+    proc = frylinks_cmd(command, case.name, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("frylinks: error: case 'contradiction.yaml', links.one: the "
+                                  "initial positions cannot be assembled")
+    assert proc.stderr.rstrip().endswith("(line 9)")
+    assert not case.with_suffix(".nc").exists()  # nothing written for a model that fails
+
+
 def test_plugins_lists_every_builtin_type() -> None:
     proc = frylinks_cmd("plugins")
     assert proc.returncode == 0, proc.stderr
