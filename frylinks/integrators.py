@@ -46,12 +46,8 @@ def _restore(model: Model, state: State, ckpt: Checkpoint) -> State:
 OnCheckpoint = Callable[[Checkpoint], None]
 
 
-def _ignore(_: Checkpoint) -> None:
-    pass
-
-
 def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
-        resume: Checkpoint | None = None, on_checkpoint: OnCheckpoint = _ignore
+        resume: Checkpoint | None = None, on_checkpoint: OnCheckpoint | None = None
         ) -> Iterator[State]:
     """Fixed-step RK4; yields ``state`` (updated in place) at t0 and every ``every`` steps.
 
@@ -67,13 +63,15 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         Go on from this checkpoint: nothing is yielded for its own time (that sample
         was written), the next steps are those the interrupted run would have taken.
     on_checkpoint
-        Called with a :class:`Checkpoint` just before each state is yielded.
+        Called with a :class:`Checkpoint` just before each state is yielded (None: no
+        checkpoint is taken, and nothing is copied).
     """
     if resume is None:
         s = state
         project(model, s, initial=True)
         t0, k0, samples = s.t, 0, 1
-        on_checkpoint(take(model, s, samples, step=0, t0=t0))
+        if on_checkpoint is not None:
+            on_checkpoint(take(model, s, samples, step=0, t0=t0))
         yield s
     else:
         s = _restore(model, state, resume)
@@ -92,13 +90,14 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         s.t, s.x, s.q, s.v, s.w = new.t, new.x, new.q, new.v, new.w
         if k % every == 0:
             samples += 1
-            on_checkpoint(take(model, s, samples, step=k, t0=t0))
+            if on_checkpoint is not None:
+                on_checkpoint(take(model, s, samples, step=k, t0=t0))
             yield s
 
 
 def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,
            rtol: float = 1e-9, atol: float = 1e-12, resume: Checkpoint | None = None,
-           on_checkpoint: OnCheckpoint = _ignore) -> Iterator[State]:
+           on_checkpoint: OnCheckpoint | None = None) -> Iterator[State]:
     """Adaptive DOP853 with projection; yields at t0 and every ``every * dt``.
 
     Checkpoints are taken after each accepted (and projected) step, once the samples
@@ -109,7 +108,8 @@ def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         s = state
         project(model, s, initial=True)
         t0, i, h = s.t, 0, None
-        on_checkpoint(take(model, s, 1, step=0, t0=t0))
+        if on_checkpoint is not None:
+            on_checkpoint(take(model, s, 1, step=0, t0=t0))
         yield s
     else:
         s = _restore(model, state, resume)
@@ -143,4 +143,5 @@ def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         # restart the FSAL stage from the projected state
         solver.y = s.pack()
         solver.f = fun(solver.t, solver.y)
-        on_checkpoint(take(model, s, i + 1, t0=t0, h=float(solver.h_abs)))
+        if on_checkpoint is not None:
+            on_checkpoint(take(model, s, i + 1, t0=t0, h=float(solver.h_abs)))

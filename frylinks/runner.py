@@ -75,7 +75,7 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         restart = _restart_point(Path(output), model, attrs, t_end)
     else:
         _assemble_initial(model, s, warn=state is None)
-    run_kwargs = {"resume": restart, "on_checkpoint": lambda c: None}
+    run_kwargs: dict[str, Any] = {"resume": restart, "on_checkpoint": None}
     sampler = Sampler(model)
     times: list[float] = []
     samples: list[dict[str, np.ndarray]] = []
@@ -86,10 +86,9 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         writer = StreamWriter(output, model, attrs, resume=restart)
         run_kwargs["on_checkpoint"] = writer.checkpoint
     if integrator == "rk4":
-        steps = rk4(model, s, t_end, dt, every, **run_kwargs)  # type: ignore[arg-type]
+        steps = rk4(model, s, t_end, dt, every, **run_kwargs)
     else:
-        steps = dop853(model, s, t_end, dt, every, rtol=rtol, atol=atol,
-                       **run_kwargs)  # type: ignore[arg-type]
+        steps = dop853(model, s, t_end, dt, every, rtol=rtol, atol=atol, **run_kwargs)
     reg = system.registry
     observe_step = reg.observers("frylinks_step_completed")
     if reg.observers("frylinks_run_started"):
