@@ -355,16 +355,6 @@ def positions(data: Any, here: Path_ = ()) -> Iterator[Path_]:
             yield from positions(value, (*here, key))
 
 
-def mappings(data: Any, here: Path_ = ()) -> Iterator[Path_]:
-    """Path of every mapping, the root included."""
-    if isinstance(data, dict):
-        yield here
-    if len(here) < MAX_DEPTH and isinstance(data, dict | list):
-        items = data.items() if isinstance(data, dict) else enumerate(data)
-        for key, value in list(items):
-            yield from mappings(value, (*here, key))
-
-
 def get(data: Any, path: Path_) -> Any:
     for key in path:
         data = data[key]
@@ -405,7 +395,9 @@ def _positions(data: Any) -> list[Path_]:
 
 
 def _mappings(data: Any) -> list[Path_]:
-    return _capped(mappings(data))
+    """Path of every mapping, the root included (among the first few thousand values:
+    a billion laughs holds no mapping, and walking it all would never end)."""
+    return [()] + [p for p in _positions(data) if isinstance(get(data, p), dict)]
 
 
 @st.composite
