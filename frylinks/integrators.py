@@ -19,6 +19,8 @@ from .engine import Model, State, derivative, project
 from .errors import SimulationError
 
 INTEGRATORS = ("rk4", "dop853")
+#: dop853 gives up when its step falls below this fraction of the output interval.
+MIN_STEP_FRACTION = 1e-6
 
 
 def _check(s: State) -> None:
@@ -124,10 +126,19 @@ def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         h = min(h, t_end - s.t)  # what the solver clips a step to at t_end anyway
     solver = DOP853(fun, s.t, s.pack(), t_end, rtol=rtol, atol=atol,
                     first_step=h if h is not None and np.isfinite(h) and h > 0 else None)
+    interval = dt * every
     while i < n_out:
         msg = solver.step()
         if solver.status == "failed":
             raise SimulationError(f"adaptive step failed: {msg}")
+        h_taken = solver.step_size or 0.0
+        if h_taken < MIN_STEP_FRACTION * interval and solver.t < t_end:
+            # a million steps per output interval: the motion runs away (or is far too
+            # stiff for an explicit method); without this the run would go on for hours
+            raise SimulationError(
+                f"the adaptive step fell to {h_taken:.3g} s, below {MIN_STEP_FRACTION:g} of "
+                f"the output interval: the motion is too fast to follow (diverging, or far "
+                f"too stiff for dop853)")
         dense = solver.dense_output()
         while i < n_out and out_times[i] <= solver.t + 1e-12 * max(1.0, abs(solver.t)):
             sample = s.unpacked(dense(out_times[i]), float(out_times[i])).copy()

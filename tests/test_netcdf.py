@@ -221,6 +221,20 @@ def test_diverged_run_keeps_its_steps_and_says_why(tmp_path: Path) -> None:
     np.testing.assert_array_equal(back.time, ds.time)
 
 
+def test_a_runaway_adaptive_run_stops_as_diverged(tmp_path: Path) -> None:
+    """dop853 on a rod pulled by 1e9 m s-2: its step collapses; without a floor it would
+    take millions of steps per output interval (minutes to hours) instead of stopping."""
+    system = frylinks.System(gravity=[1.0e9, 0, -9.81])
+    system.ground.add_node("top", orientation={"axis": [1, 0, 0], "angle_deg": 90})
+    system.add_body("rod", mass=1.0, inertia=[0.1, 0.1, 0.01], position=[0, 0, -1])
+    system.add_link("rope", "rigid_link", master="ground.top", slave="rod", length=1.0)
+    out = tmp_path / "runaway.nc"
+    ds = system.run(t_end=0.03, dt=0.005, integrator="dop853", output=out)
+    assert ds.attrs["status"].startswith("diverged at t=")
+    assert "the adaptive step fell to" in ds.attrs["status"]
+    assert read(out).attrs["status"] == ds.attrs["status"]
+
+
 def test_append_after_close_is_refused(tmp_path: Path) -> None:
     model = _model()
     writer = StreamWriter(tmp_path / "x.nc", model, {})
