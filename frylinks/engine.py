@@ -149,7 +149,8 @@ def assemble(system: System) -> Model:
     """Group links and forces by type into blocks and build every array."""
     bodies = list(system.bodies.values())
     if not bodies:
-        raise SimulationError("the system has no body to move")
+        raise ModelError("the system has no body to move: add one (add_body, or the case's "
+                         "bodies)", "bodies")
     names = [b.name for b in bodies]
     index = {n: i for i, n in enumerate(names)}
     nb = len(bodies)
