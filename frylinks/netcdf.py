@@ -80,7 +80,8 @@ class StreamWriter:
         self._times: list[float] = []
         self._buffer: list[Mapping[str, np.ndarray]] = []
         self._bytes = 0
-        self._checkpoint: Checkpoint | None = None
+        self._checkpoints: list[Checkpoint] = []  # the latest two reported
+        self._written: Checkpoint | None = None    # the one in the file
         self._closed = False
         coords = coordinates(model)
         self._variables = variables(model)
@@ -153,22 +154,29 @@ class StreamWriter:
             self.flush()
 
     def checkpoint(self, ckpt: Checkpoint) -> None:
-        """Keep ``ckpt`` (taken by the integrator) to be written with the next records."""
-        self._checkpoint = ckpt
+        """Keep ``ckpt`` (taken by the integrator) to be written with the records it covers.
+
+        The integrator reports a checkpoint just before it hands over the sample taken
+        there; an interruption in between leaves the checkpoint ahead of the records, so
+        the one before it is kept as well.
+        """
+        self._checkpoints = [*self._checkpoints[-1:], ckpt]
 
     def flush(self, status: str | None = None, everything: bool = False) -> None:
-        """Write the buffered records the latest checkpoint covers (all if ``everything``),
-        the checkpoint and ``status``, in one atomic replacement of the file."""
+        """Write the buffered records the latest usable checkpoint covers (all if
+        ``everything``), that checkpoint and ``status``, in one atomic replacement."""
+        available = self.nb_written + len(self._buffer)
+        ckpt = next((c for c in reversed(self._checkpoints) if c.samples <= available), None)
+        if ckpt is self._written:
+            ckpt = None  # nothing new to say
         n = len(self._buffer)
         if not everything:
-            covered = 0 if self._checkpoint is None else \
-                self._checkpoint.samples - self.nb_written
+            covered = 0 if ckpt is None else ckpt.samples - self.nb_written
             n = int(np.clip(covered, 0, n))
-        if n == 0 and status is None and self._checkpoint is None:
+        if n == 0 and status is None and ckpt is None:
             return
         start = time.monotonic()
         times, records = self._times[:n], self._buffer[:n]
-        ckpt = self._checkpoint
 
         def write(ds: netCDF4.Dataset) -> None:
             if records:
@@ -185,7 +193,8 @@ class StreamWriter:
         self.nb_written += n
         del self._times[:n], self._buffer[:n]
         self._bytes = sum(v.nbytes for rec in self._buffer for v in rec.values())
-        self._checkpoint = None if ckpt is None or ckpt.samples <= self.nb_written else ckpt
+        if ckpt is not None:
+            self._written = ckpt
         self._last_flush = time.monotonic()
         self._cost = self._last_flush - start
 
@@ -235,9 +244,13 @@ def _read_records(path: Path, names: list[str], n: int) -> dict[str, np.ndarray]
     """The first ``n`` records of ``names`` in an existing results file."""
     try:
         with netCDF4.Dataset(path) as ds:
-            return {name: np.asarray(ds[name][:n], dtype=float) for name in names}
+            kept = {name: np.asarray(ds[name][:n], dtype=float) for name in names}
     except (OSError, IndexError) as exc:
         raise FrylinksError(f"cannot read the records of '{path}': {exc}") from exc
+    if len(kept["time"]) != n:
+        raise FrylinksError(f"cannot resume from '{path}': its checkpoint covers {n} records "
+                            f"but the file holds {len(kept['time'])}")
+    return kept
 
 
 def _attribute(value: Any) -> Any:

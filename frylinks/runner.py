@@ -117,7 +117,8 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         status = f"diverged at t={s.t:.6g}: {exc}"
     except KeyboardInterrupt as exc:
         why = f" ({exc})" if str(exc) else ""
-        status = f"interrupted at t={s.t:.6g}{why}"
+        # the time of the last sample kept (the state may be a few steps further on)
+        status = f"interrupted at t={last_t:.6g}{why}"
     finally:
         errstate.__exit__(None, None, None)
         if bar is not None:

@@ -196,6 +196,23 @@ def test_a_reader_holding_the_file_does_not_stop_the_writer(tmp_path: Path,
     assert read(out).attrs["status"] == "completed"
 
 
+def test_a_checkpoint_ahead_of_its_record_is_not_written(tmp_path: Path) -> None:
+    """Ctrl-C between the integrator's checkpoint and the hand-over of its sample: the
+    file keeps the checkpoint before it, so a resumed run recomputes that sample."""
+    out = tmp_path / "race.nc"
+    model = _model()
+    writer = StreamWriter(out, model, {"title": "race"})
+    records = _records(model, 3)
+    for i, (t, sample) in enumerate(records[:2]):
+        _covered(writer, model, i + 1)
+        writer.append(t, sample)
+    _covered(writer, model, 3)  # ... and the interruption comes before append()
+    writer.close("interrupted at t=0.01")
+    with netCDF4.Dataset(out) as nc:
+        assert len(nc["time"]) == 2
+        assert nc["checkpoint"].getncattr("samples") == 2
+
+
 def test_a_stale_part_file_is_replaced(tmp_path: Path) -> None:
     """What a write killed half-way leaves beside the file does not disturb the next run."""
     out = tmp_path / "r.nc"
