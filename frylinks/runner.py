@@ -118,7 +118,8 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
     except KeyboardInterrupt as exc:
         why = f" ({exc})" if str(exc) else ""
         # the time of the last sample kept (the state may be a few steps further on)
-        status = f"interrupted at t={last_t:.6g}{why}"
+        kept = times[-1] if times else t_start
+        status = f"interrupted at t={kept:.6g}{why}"
     finally:
         errstate.__exit__(None, None, None)
         if bar is not None:
