@@ -1,0 +1,353 @@
+"""Radiation memory of a floating body in the time domain: the impulse response of its
+radiation damping, Ogilvie's infinite-frequency added mass, and a state-space system
+standing for the convolution.
+
+Cummins' equation writes the radiation force as ``-A_inf xi'' - int_0^t K(t - s)
+xi'(s) ds`` with ``K(t) = 2/pi int_0^inf B(w) cos(w t) dw`` (:func:`impulse_response`);
+:class:`RadiationStateSpace` replaces the convolution by ``z' = A z + B xi'``,
+``int K xi' ~ C z``. Frequencies [rad/s] and the DOF order are those of
+:class:`frylinks_marine.hydrodb.HydroDatabase`; nothing here depends on the DOF count,
+so several bodies' ``(6 n, 6 n)`` kernels go through the same code.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import scipy.linalg
+
+from frylinks.errors import ModelError
+
+if TYPE_CHECKING:
+    from frylinks_marine.hydrodb import HydroDatabase
+
+Array = np.ndarray
+
+
+def impulse_response(db: HydroDatabase, t: Any) -> Array:
+    """Radiation impulse response ``K(t) (nt, 6, 6)`` of a database.
+
+    ``K(t) = 2/pi int_0^inf B(w) cos(w t) dw`` with ``B`` the radiation damping taken
+    linear between the data frequencies (the trapezoidal rule's own assumption), zero at
+    ``w = 0`` when the data start above it (the radiation damping of a body in open water
+    vanishes at zero frequency) and zero above the last frequency: the data must reach
+    the frequency where ``B`` has become negligible, or ``K`` misses that part (it shows
+    as ripples of period ``2 pi / omega[-1]``). Each interval's ``B cos(w t)`` is
+    integrated exactly (Filon's rule), which at ``t = 0`` is the trapezoidal rule and
+    for ``t`` large against ``1 / d_omega`` stays accurate where the plain trapezoidal
+    rule on ``B cos(w t)`` would alias (a spurious echo at ``t = 2 pi / d_omega``).
+
+    Parameters
+    ----------
+    db
+        The database.
+    t
+        ``(nt,)`` times [s] (any values; ``K`` is even in ``t``).
+    """
+    return radiation_kernel(db.omega, db.radiation_damping, t)
+
+
+def radiation_kernel(omega: Any, damping: Any, t: Any) -> Array:
+    """:func:`impulse_response` from bare arrays: ``omega (nw,)`` ascending, ``damping
+    (nw, ...)``; returns ``(nt, ...)``."""
+    w = np.asarray(omega, dtype=float)
+    b = np.asarray(damping, dtype=float)
+    if w[0] > 0.0:
+        w = np.concatenate([[0.0], w])
+        b = np.concatenate([np.zeros((1, *b.shape[1:])), b])
+    t = np.asarray(t, dtype=float).reshape(-1)
+    return (2.0 / np.pi) * _filon(w, b, t, np.real)
+
+
+def _filon(nodes: Array, values: Array, x: Array, part: Any) -> Array:
+    """``part(int f(s) exp(i x s) ds)`` over ``[nodes[0], nodes[-1]]`` for each ``x``,
+    ``f`` linear between the ``nodes`` with ``values (nnodes, ...)``; returns
+    ``(nx, ...)``. Exact for that ``f`` however fast ``exp(i x s)`` turns (Filon's
+    rule; at ``x = 0`` it is the trapezoidal rule). ``part``: ``np.real`` for the cosine
+    transform, ``np.imag`` for the sine transform.
+    """
+    h = np.diff(nodes)
+    out = np.empty((x.size, *values.shape[1:]))
+    step = max(1, 2_000_000 // max(h.size, 1))  # bounds the (chunk, nnodes) temporaries
+    for lo in range(0, x.size, step):
+        xc = x[lo:lo + step]
+        phi = xc[:, None] * h[None, :]
+        # int_0^1 (1 - u) exp(i phi u) du and int_0^1 u exp(i phi u) du; Taylor series
+        # where the closed forms lose digits to cancellation
+        small = np.abs(phi) < 0.03  # both forms good to ~1e-13 there
+        safe = np.where(small, 1.0, phi)
+        e = np.exp(1j * safe)
+        p = (1.0 + 1j * safe - e) / safe**2
+        q = (e * (1.0 - 1j * safe) - 1.0) / safe**2
+        ps = phi[small]
+        p[small] = (0.5 + 1j * ps / 6 - ps**2 / 24 - 1j * ps**3 / 120 + ps**4 / 720
+                    + 1j * ps**5 / 5040)
+        q[small] = (0.5 + 1j * ps / 3 - ps**2 / 8 - 1j * ps**3 / 30 + ps**4 / 144
+                    + 1j * ps**5 / 840)
+        start = np.exp(1j * xc[:, None] * nodes[None, :-1]) * h[None, :]
+        weights = np.zeros((xc.size, nodes.size))
+        weights[:, :-1] += part(start * p)
+        weights[:, 1:] += part(start * q)
+        out[lo:lo + step] = np.tensordot(weights, values, axes=(1, 0))
+    return out
+
+
+def ogilvie_added_mass_inf(omega: Any, added_mass: Any, damping: Any, *,
+                           t_max: float | None = None, dt: float | None = None) -> Array:
+    """Infinite-frequency added mass from ``A(w)`` and the impulse response.
+
+    Ogilvie's relation ``A(w) = A_inf - 1/w int_0^inf K(t) sin(w t) dt`` gives one
+    estimate of ``A_inf`` per data frequency; the result is their median over the
+    frequencies, which discards the low end (where ``1/w`` amplifies the error of the
+    truncated integral) and the top end (where the damping missing above the data
+    matters most) without a tuned window. ``K`` is :func:`radiation_kernel`, taken
+    linear between time steps for the sine transform (Filon's rule).
+
+    Parameters
+    ----------
+    omega, added_mass, damping
+        ``(nw,)`` ascending [rad/s], ``(nw, ...)``, ``(nw, ...)``.
+    t_max
+        End of the time integral [s]. Default ``2 pi / min(d_omega)``, the longest
+        memory the frequency step resolves (the result hardly depends on it:
+        :func:`radiation_kernel` decays as ``1/t^2`` at worst).
+    dt
+        Time step [s]. Default ``pi / (8 omega[-1])``, 16 steps a period of the data's
+        highest frequency.
+
+    Returns
+    -------
+    ``(...)``, the shape of one frequency's ``added_mass``.
+    """
+    w = np.asarray(omega, dtype=float)
+    a = np.asarray(added_mass, dtype=float)
+    t_max = 2 * np.pi / float(np.min(np.diff(w))) if t_max is None else float(t_max)
+    dt = np.pi / (8 * float(w[-1])) if dt is None else float(dt)
+    t = np.linspace(0.0, t_max, int(np.ceil(t_max / dt)) + 1)
+    kernel = radiation_kernel(w, damping, t)  # (nt, ...)
+    transform = _filon(t, kernel, w, np.imag)  # (nw, ...)
+    estimates = a + transform / w.reshape(-1, *([1] * (a.ndim - 1)))
+    return np.median(estimates, axis=0)
+
+
+# --------------------------------------------------------------------------------------
+# State-space realisation of the radiation memory
+# --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class RadiationStateSpace:
+    """Linear system standing for the radiation convolution.
+
+    With ``u (n,)`` the body velocities (frylinks: the COG velocity and angular
+    velocity, ``n = 6`` per body), ``z' = A z + B u`` and ``y = C z`` give
+    ``y(t) ~ int_0^t K(t - s) u(s) ds`` from ``z(0) = 0``; the radiation force is
+    ``-A_inf u' - y``. Each significant kernel entry ``K_ij`` is one single-input
+    single-output block of ``A`` (block diagonal), fed by ``u_j`` and read into ``y_i``.
+
+    Attributes
+    ----------
+    A, B, C
+        ``(nz, nz)``, ``(nz, n)``, ``(n, nz)``.
+    fit_error
+        ``(n, n)``: per kernel entry, ``||K_fit - K|| / ||K||`` over the fitted
+        samples; NaN for the entries left out as insignificant (or with no stable
+        realisation, which a warning reports).
+    order
+        ``(n, n)`` int, states per entry (0 if left out).
+    dt
+        Sampling step of the fitted samples [s].
+    """
+
+    A: Array
+    B: Array
+    C: Array
+    fit_error: Array
+    order: Array
+    dt: float
+
+    @property
+    def nb_states(self) -> int:
+        """Number of states ``nz``."""
+        return int(self.A.shape[0])
+
+    @classmethod
+    def from_impulse_response(cls, t: Any, kernel: Any, *, tol: float = 0.02,
+                              max_order: int = 20,
+                              threshold: float = 1e-3) -> RadiationStateSpace:
+        """Realise ``K(t)`` samples entry by entry (Kung's Hankel-SVD method, ERA).
+
+        For each significant entry, the Hankel matrix ``H[r, c] = K(t_{r+c})`` of the
+        samples is factored by SVD; its first ``p`` singular triplets give a discrete
+        system ``(A_d, B, C)`` with ``K(k dt) ~ C A_d^k B`` (shift invariance of the
+        observability matrix), made continuous by ``A = logm(A_d) / dt`` (the
+        principal logarithm, through the eigenvalues; ``B`` and ``C`` unchanged, so
+        ``K(t) ~ C exp(A t) B``). The Hankel matrix has ``4 max_order + 4`` rows (at
+        most half the samples) and a column per remaining sample, so every sample
+        weighs in the fit. The order ``p`` is the smallest
+        whose fit error is at most ``tol`` among the stable ones (all ``Re eig(A) < 0``,
+        ``A`` real); orders that are not are skipped. If no order up to ``max_order``
+        meets ``tol`` the most accurate stable one is kept with a warning; if none is
+        stable the entry is left out with a warning.
+
+        Parameters
+        ----------
+        t
+            ``(nt,)`` uniformly spaced times from 0 [s].
+        kernel
+            ``(nt, n, n)`` samples ``K(t)``.
+        tol
+            Largest normalised fit error ``||K_fit - K||_2 / ||K||_2`` (0.02: 2 %).
+        max_order
+            Largest number of states per entry.
+        threshold
+            Entries whose peak ``|K_ij|`` is below ``threshold * sqrt(peak|K_ii| *
+            peak|K_jj|)`` are left out, and so are diagonal entries below ``threshold``
+            times the largest diagonal peak of the same kind (translations and
+            rotations, in groups of six DOFs per body; when ``n`` is not a multiple of
+            6, all DOFs form one group), so that numerical noise (a sphere's yaw) is
+            not realised.
+        """
+        t = np.asarray(t, dtype=float).reshape(-1)
+        k = np.asarray(kernel, dtype=float)
+        if k.ndim != 3 or k.shape[0] != t.size or k.shape[1] != k.shape[2]:
+            raise ModelError(f"expected kernel samples (nt, n, n) with nt = {t.size}, got "
+                             f"{k.shape}", "kernel")
+        dt = float(t[1] - t[0]) if t.size > 1 else 0.0
+        if t.size < 4 or t[0] != 0.0 or dt <= 0 or not np.allclose(
+                np.diff(t), dt, rtol=1e-6, atol=0.0):
+            raise ModelError("expected at least 4 uniformly spaced times from 0", "t")
+        n = k.shape[1]
+        significant = _significant(k, threshold)
+        blocks: list[tuple[int, int, Array, Array, Array]] = []
+        fit_error = np.full((n, n), np.nan)
+        order = np.zeros((n, n), dtype=int)
+        for i, j in zip(*np.nonzero(significant), strict=True):
+            fit = _realise(k[:, i, j], dt, tol, max_order)
+            if fit is None:
+                warnings.warn(f"radiation kernel entry ({i}, {j}): no stable realisation "
+                              f"up to order {max_order}; left out", UserWarning, stacklevel=2)
+                continue
+            a, b, c, err = fit
+            if err > tol:
+                warnings.warn(f"radiation kernel entry ({i}, {j}): best stable fit error "
+                              f"{err:.3g} > tol {tol:g} (order {a.shape[0]})", UserWarning,
+                              stacklevel=2)
+            blocks.append((int(i), int(j), a, b, c))
+            fit_error[i, j], order[i, j] = err, a.shape[0]
+        nz = sum(blk[2].shape[0] for blk in blocks)
+        a_all, b_all, c_all = np.zeros((nz, nz)), np.zeros((nz, n)), np.zeros((n, nz))
+        start = 0
+        for i, j, a, b, c in blocks:
+            stop = start + a.shape[0]
+            a_all[start:stop, start:stop] = a
+            b_all[start:stop, j] = b
+            c_all[i, start:stop] = c
+            start = stop
+        return cls(A=a_all, B=b_all, C=c_all, fit_error=fit_error, order=order, dt=dt)
+
+    @classmethod
+    def from_database(cls, db: HydroDatabase, *, dt: float | None = None,
+                      t_max: float | None = None, tol: float = 0.02, max_order: int = 20,
+                      threshold: float = 1e-3) -> RadiationStateSpace:
+        """Realise :func:`impulse_response` of ``db`` sampled every ``dt`` up to ``t_max``.
+
+        Defaults: ``dt = pi / (4 omega[-1])`` (the data's highest frequency is sampled
+        8 times a period, so the discrete poles keep a real logarithm), ``t_max`` the
+        time after which every significant kernel entry stays below 0.1 % of its peak
+        (searched up to ``2 pi / min(d_omega)``, the longest memory the data resolve).
+        """
+        dt = np.pi / (4 * float(db.omega[-1])) if dt is None else float(dt)
+        if t_max is None:
+            horizon = 2 * np.pi / float(np.min(np.diff(db.omega)))
+            t = np.arange(0.0, horizon + dt, dt)
+            kernel = impulse_response(db, t)
+            t_max = _decay_time(t, kernel[:, _significant(kernel, threshold)], 1e-3)
+        t = np.arange(int(np.ceil(t_max / dt)) + 1) * dt
+        return cls.from_impulse_response(t, impulse_response(db, t), tol=tol,
+                                         max_order=max_order, threshold=threshold)
+
+    def impulse_response(self, t: Any) -> Array:
+        """The realised kernel ``C exp(A t) B``, ``(nt, n, n)``."""
+        t = np.asarray(t, dtype=float).reshape(-1)
+        if self.nb_states == 0:
+            return np.zeros((t.size, self.C.shape[0], self.B.shape[1]))
+        lam, vec = np.linalg.eig(self.A)
+        left = self.C @ vec  # (n, nz)
+        right = np.linalg.solve(vec, self.B)  # (nz, n)
+        out = np.einsum("iz,tz,zj->tij", left, np.exp(np.outer(t, lam)), right)
+        return np.real(out)
+
+    def transfer_function(self, omega: Any) -> Array:
+        """``C (i w I - A)^-1 B``, ``(nw, n, n)`` complex: ``int_0^inf K(t) exp(-i w t)
+        dt``, which for an exact realisation is ``B(w) + i w (A(w) - A_inf)``."""
+        w = np.asarray(omega, dtype=float).reshape(-1)
+        eye = np.eye(self.nb_states)
+        return np.stack([self.C @ np.linalg.solve(1j * wk * eye - self.A, self.B)
+                         for wk in w])
+
+
+def _significant(k: Array, threshold: float) -> Array:
+    peak = np.abs(k).max(axis=0)  # (n, n)
+    diag = np.diag(peak)
+    n = diag.size
+    kind = (np.arange(n) % 6 >= 3) if n % 6 == 0 else np.zeros(n, dtype=bool)
+    ok = np.zeros(n, dtype=bool)
+    for group in (kind, ~kind):
+        if group.any() and diag[group].max() > 0:
+            ok[group] = diag[group] > threshold * diag[group].max()
+    scale = np.sqrt(np.outer(diag, diag))
+    return ok[:, None] & ok[None, :] & (peak > threshold * scale)
+
+
+def _decay_time(t: Array, kernel: Array, level: float) -> float:
+    """Time after which every column of ``kernel (nt, m)`` stays below ``level`` of its
+    peak."""
+    mag = np.abs(kernel).reshape(t.size, -1)
+    peak = mag.max(axis=0)
+    live = peak > 0
+    if not live.any():
+        return float(t[-1])
+    rel = mag[:, live] / peak[live]
+    tail = np.maximum.accumulate(rel.max(axis=1)[::-1])[::-1]  # max over [t, end]
+    above = np.nonzero(tail >= level)[0]
+    return float(t[min(above[-1] + 1, t.size - 1)])
+
+
+def _realise(h: Array, dt: float, tol: float,
+             max_order: int) -> tuple[Array, Array, Array, float] | None:
+    """Continuous SISO ``(A, B, C, fit error)`` for the samples ``h[k] = K(k dt)``."""
+    # Rows beyond a few times the order add nothing to the shift-invariance fit but cost
+    # SVD time; every sample stays in the columns.
+    rows = min((h.size + 1) // 2, 4 * max_order + 4)
+    hankel = scipy.linalg.hankel(h[:rows], h[rows - 1:])
+    u, s, vt = np.linalg.svd(hankel, full_matrices=False)
+    norm = float(np.linalg.norm(h))
+    powers = np.arange(h.size)
+    rank = int(np.count_nonzero(s > s[0] * 1e-12))
+    best: tuple[Array, Array, Array, float] | None = None
+    for p in range(1, min(max_order, rank, rows - 1) + 1):
+        root = np.sqrt(s[:p])
+        obs = u[:, :p] * root
+        a_d = np.linalg.lstsq(obs[:-1], obs[1:], rcond=None)[0]
+        b = root * vt[:p, 0]
+        c = obs[0]
+        lam_d, vec = np.linalg.eig(a_d)
+        on_negative_axis = (np.abs(lam_d.imag) <= 1e-12 * np.abs(lam_d)) & (lam_d.real <= 0)
+        if np.any(np.abs(lam_d) >= 1.0) or np.any(on_negative_axis):
+            continue  # unstable, or no real continuous-time counterpart
+        # principal logarithm through the eigenvalues: A = V log(Lambda) V^-1 / dt is
+        # real because complex poles come in conjugate pairs
+        inv_vec = np.linalg.inv(vec)
+        a_c = (vec * (np.log(lam_d) / dt)) @ inv_vec
+        if np.abs(a_c.imag).max() > 1e-8 * max(np.abs(a_c.real).max(), 1e-300):
+            continue
+        fit = np.real((c @ vec) @ (lam_d[:, None] ** powers[None, :] * (inv_vec @ b)[:, None]))
+        err = float(np.linalg.norm(fit - h) / norm)
+        if best is None or err < best[3]:
+            best = (a_c.real, b, c, err)
+        if err <= tol:
+            break
+    return best
