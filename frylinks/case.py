@@ -26,7 +26,7 @@ import yaml
 from .errors import CaseError, FrylinksError, ModelError
 from .integrators import INTEGRATORS, nb_steps
 from .params import as_float, check_keys, did_you_mean, shown
-from .registry import TypeInfo
+from .registry import Registry, TypeInfo
 from .system import Body, System
 
 #: The case-file schema version this frylinks reads.
@@ -34,7 +34,7 @@ SCHEMA_VERSION = 1
 TOP_KEYS = ("frylinks", "name", "description", "gravity", "ground", "bodies", "links",
             "forces", "solver", "output")
 GROUND_KEYS = ("nodes",)
-SOLVER_KEYS = ("t_end", "dt", "integrator", "rtol", "atol")
+SOLVER_KEYS = ("t_end", "dt", "integrator", "rtol", "atol", "initial_equilibrium")
 OUTPUT_KEYS = ("every",)
 #: Largest ``output.every``: any more is no output at all, and beyond the float range
 #: ``dt * every`` cannot be computed.
@@ -182,11 +182,13 @@ class _CaseReader:
         if not isinstance(data, Mapping):
             self.fail("", f"expected a mapping of the keys {', '.join(TOP_KEYS)}, "
                       f"got {shown(data)}")
-        self.call("", check_keys, data, TOP_KEYS, "")
+        registry = Registry()
+        settings = tuple(registry.names("setting"))  # plugins' top-level keys
+        self.call("", check_keys, data, (*TOP_KEYS, *settings), "")
         self._check_version(data)
         title = self.text(data, "name", self.path.stem)
         kwargs = {} if data.get("gravity") is None else {"gravity": data["gravity"]}
-        system: System = self.call("gravity", System, name=title, **kwargs)
+        system: System = self.call("gravity", System, name=title, registry=registry, **kwargs)
         system.description = self.text(data, "description", "")
         system.case_text = text
 
@@ -202,6 +204,10 @@ class _CaseReader:
             self._add_link(system, name, spec)
         for name, spec in self.named(data.get("forces"), "forces"):
             self._add_force(system, name, spec)
+        for key in settings:
+            if data.get(key) is not None:
+                given = self.mapping(data[key], key, f"{key} keys")
+                self.call(key, system.configure, key, **given)
         return system, self._solver(data)
 
     def text(self, data: Mapping[str, Any], key: str, default: str) -> str:
@@ -302,6 +308,12 @@ class _CaseReader:
                       f"{did_you_mean(integrator, INTEGRATORS)}; "
                       f"accepted: {', '.join(INTEGRATORS)}")
         out["integrator"] = integrator
+        if "initial_equilibrium" in solver:
+            value = solver["initial_equilibrium"]
+            if not isinstance(value, bool):
+                self.fail("solver.initial_equilibrium",
+                          f"expected true or false, got {shown(value)}")
+            out["initial_equilibrium"] = value
         every = output.get("every", out["every"])
         if isinstance(every, bool) or not isinstance(every, int) or not 1 <= every <= MAX_EVERY:
             self.fail("output.every", f"expected a whole number >= 1 (keep one sample every "

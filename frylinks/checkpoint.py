@@ -82,6 +82,8 @@ def write(ds: netCDF4.Dataset, ckpt: Checkpoint) -> None:
     s = ckpt.state
     arrays: dict[str, Array] = {"x": s.x, "q": s.q, "v": s.v, "w": s.w,
                                 "angle_ref": s.angle_ref}
+    if len(s.z):  # (a zero-length netCDF dimension would be an unlimited one)
+        arrays["z"] = s.z
     arrays.update({f"memory:{k}": v for k, v in ckpt.memory.items()})
     for name, value in arrays.items():
         value = np.asarray(value, dtype=float)
@@ -109,7 +111,7 @@ def read(ds: netCDF4.Dataset) -> Checkpoint | None:
                            for name, var in grp.variables.items()}
     state = State(float(grp.getncattr("t")), get["x"].reshape(-1, 3), get["q"].reshape(-1, 4),
                   get["v"].reshape(-1, 3), get["w"].reshape(-1, 3),
-                  get["angle_ref"].reshape(-1))
+                  get["angle_ref"].reshape(-1), get.get("z", np.zeros(0)).reshape(-1))
     memory = {k.split(":", 1)[1]: v for k, v in get.items() if k.startswith("memory:")}
     return Checkpoint(state, int(grp.getncattr("samples")), int(grp.getncattr("step")),
                       float(grp.getncattr("t0")), float(grp.getncattr("h")), memory)

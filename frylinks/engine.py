@@ -51,6 +51,7 @@ class State:
     x : (nb, 3) COG positions.  q : (nb, 4) quaternions body -> world.
     v : (nb, 3) COG velocities.  w : (nb, 3) angular velocities (world axes).
     angle_ref : (nl,) unwrapping reference of links with one free rotation.
+    z : (nz,) states of force types (radiation memory), integrated with the bodies.
     """
 
     t: float
@@ -59,21 +60,28 @@ class State:
     v: Array
     w: Array
     angle_ref: Array
+    z: Array = field(default_factory=lambda: np.zeros(0))
 
     def copy(self) -> State:
         return State(self.t, self.x.copy(), self.q.copy(), self.v.copy(), self.w.copy(),
-                     self.angle_ref.copy())
+                     self.angle_ref.copy(), self.z.copy())
 
     def pack(self) -> Array:
-        """The ODE vector ``[x, q, v, w]`` (angle_ref is bookkeeping, not integrated)."""
-        return np.concatenate([self.x.ravel(), self.q.ravel(), self.v.ravel(), self.w.ravel()])
+        """The ODE vector ``[x, q, v, w, z]`` (angle_ref is bookkeeping, not integrated)."""
+        return np.concatenate([self.x.ravel(), self.q.ravel(), self.v.ravel(), self.w.ravel(),
+                               self.z])
 
     def unpacked(self, y: Array, t: float) -> State:
         """A state with the ODE vector ``y`` and this state's bookkeeping."""
         nb = len(self.x)
         return State(t, y[: 3 * nb].reshape(nb, 3), y[3 * nb: 7 * nb].reshape(nb, 4),
-                     y[7 * nb: 10 * nb].reshape(nb, 3), y[10 * nb:].reshape(nb, 3),
-                     self.angle_ref)
+                     y[7 * nb: 10 * nb].reshape(nb, 3), y[10 * nb: 13 * nb].reshape(nb, 3),
+                     self.angle_ref, y[13 * nb:])
+
+    def set(self, other: State) -> None:
+        """Take ``other``'s time and integrated arrays (not its bookkeeping)."""
+        self.t, self.x, self.q, self.v, self.w, self.z = (
+            other.t, other.x, other.q, other.v, other.w, other.z)
 
 
 def _node_set(nodes: Sequence[Node], index: dict[str, int], ground: int) -> NodeSet:
@@ -110,6 +118,8 @@ class ForceBlock:
     index: Array
     attachments: list[NodeSet]
     has_point_masses: bool = False
+    states: slice = field(default_factory=lambda: slice(0, 0))  # its part of State.z
+    added: Array | None = None    # (n, 6, 6) added mass on the first attachment's body
 
 
 @dataclass
@@ -131,6 +141,8 @@ class Model:
     initial: State
     length_scale: float = 1.0
     row_link: Array = field(default_factory=lambda: np.zeros(0, dtype=int))
+    settings: dict[str, object] = field(default_factory=dict)
+    added_mass: Array | None = None  # (nb, 6, 6) world-aligned, about the COGs
 
     @property
     def nb_bodies(self) -> int:
@@ -225,8 +237,55 @@ def assemble(system: System) -> Model:
     ) if link_blocks else np.zeros(0, dtype=int)
     model = Model(names, link_names, list(system.forces), np.array([b.mass for b in bodies]),
                   inertia, np.linalg.inv(inertia), system.gravity.copy(), link_blocks,
-                  force_blocks, bank, solver, row, initial, scale, row_link)
+                  force_blocks, bank, solver, row, initial, scale, row_link,
+                  _settings(system))
+    _prepare_forces(model)
     return model
+
+
+def _settings(system: System) -> dict[str, object]:
+    """One object per registered setting type: from the system's parameters, or from
+    the defaults when the system does not configure it (and they are all optional)."""
+    from .params import parse_params
+
+    out: dict[str, object] = {}
+    for name in system.registry.names("setting"):
+        cls = system.registry.types["setting"][name].cls
+        params = system.settings.get(name)
+        if params is None:
+            if any(p.required for p in cls.parameters.values()):
+                continue
+            params = parse_params(cls.parameters, {}, name)
+        out[name] = cls(params)
+    return out
+
+
+def _prepare_forces(model: Model) -> None:
+    """Let force types prepare at the initial state; gather added mass and states."""
+    s = model.initial
+    b = body_states(model, s)
+    ctx = ForceContext(0.0, model.signals.evaluate(0.0, 0) if model.signals.nb_slots
+                       else np.zeros(0), model.gravity, model.settings)
+    nb = model.nb_bodies
+    added = np.zeros((nb + 1, 6, 6))
+    start = 0
+    z0: list[Array] = []
+    for fblk in model.force_blocks:
+        fblk.kind.prepare([node_frames(b, att) for att in fblk.attachments], ctx)
+        fblk.added = fblk.kind.added_mass()
+        if fblk.added is not None:
+            body = fblk.attachments[0].body
+            if np.any(body == nb):
+                raise ModelError(f"force type '{fblk.kind.name}' adds mass to ground")
+            np.add.at(added, body, fblk.added)
+        n = int(fblk.kind.nb_states)
+        fblk.states = slice(start, start + n)
+        start += n
+        if n:
+            z0.append(np.asarray(fblk.kind.initial_states(), dtype=float).reshape(n))
+    if np.any(added[:nb]):
+        model.added_mass = added[:nb]
+    s.z = np.concatenate(z0) if z0 else np.zeros(0)
 
 
 @dataclass
@@ -240,6 +299,7 @@ class Evaluation:
     rel : per link block, its :class:`Relative`.
     spring : per link block, the generalised spring-damper forces ``(n, nf)``.
     force_wrench : per force block, ``(force, torque)`` each ``(n, natt, 3)``.
+    zdot : (nz,) time derivative of the force types' states.
     """
 
     udot: Array
@@ -250,6 +310,7 @@ class Evaluation:
     link_ctx: LinkContext
     force_frames: list[list[NodeFrames]]
     force_ctx: ForceContext
+    zdot: Array = field(default_factory=lambda: np.zeros(0))
 
 
 def body_states(model: Model, s: State) -> BodyStates:
@@ -305,6 +366,14 @@ def _mass_inverse(model: Model, b: BodyStates) -> tuple[Array, Array]:
     nb = model.nb_bodies
     R = b.R[:nb]
     Iw = R @ model.inertia @ np.swapaxes(R, 1, 2)
+    if model.added_mass is not None:
+        # added mass couples translation and rotation: invert each body's whole 6x6
+        M = model.added_mass.copy()
+        M[:, 0, 0] += model.mass
+        M[:, 1, 1] += model.mass
+        M[:, 2, 2] += model.mass
+        M[:, 3:, 3:] += Iw
+        return Iw, np.linalg.inv(M)
     Minv = np.zeros((nb, 6, 6))
     Minv[:, 0, 0] = Minv[:, 1, 1] = Minv[:, 2, 2] = 1.0 / model.mass
     Minv[:, 3:, 3:] = R @ model.inertia_inv @ np.swapaxes(R, 1, 2)
@@ -316,8 +385,11 @@ def _scatter(f: Array, body: Array, wrench: Array) -> None:
     np.add.at(f, body, wrench)
 
 
-def evaluate(model: Model, s: State) -> Evaluation:
-    """Accelerations and multipliers at state ``s`` (solves the equations of motion)."""
+def evaluate(model: Model, s: State, static: bool = False) -> Evaluation:
+    """Accelerations and multipliers at state ``s`` (solves the equations of motion).
+
+    With ``static``, force types are told the engine seeks static equilibrium
+    (:attr:`ForceContext.static`)."""
     nb = model.nb_bodies
     b = body_states(model, s)
     ctx = _link_ctx(model, s)
@@ -344,12 +416,13 @@ def evaluate(model: Model, s: State) -> Evaluation:
         _scatter(f, blk.master.body, gen[:, :6])
         _scatter(f, blk.slave.body, gen[:, 6:])
 
-    fctx = ForceContext(s.t, ctx.signals[0], model.gravity)
+    fctx = ForceContext(s.t, ctx.signals[0], model.gravity, model.settings, static=static)
     wrenches: list[tuple[Array, Array]] = []
     all_frames: list[list[NodeFrames]] = []
     for fblk in model.force_blocks:
         frames = [node_frames(b, att) for att in fblk.attachments]
         all_frames.append(frames)
+        fctx.states = s.z[fblk.states]
         force, torque = fblk.kind.evaluate(frames, fctx)
         wrenches.append((force, torque))
         for k, (att, fr) in enumerate(zip(fblk.attachments, frames, strict=True)):
@@ -362,7 +435,13 @@ def evaluate(model: Model, s: State) -> Evaluation:
     a0 = model.solver.minv(f)
     lam = model.solver.solve_multipliers(acc - model.solver.G_dot(a0))
     udot = a0 + model.solver.minv(model.solver.G_T(lam))
-    return Evaluation(udot, lam, rels, springs, wrenches, ctx, all_frames, fctx)
+    zdot = np.zeros(len(s.z))
+    for fblk, frames in zip(model.force_blocks, all_frames, strict=True):
+        if fblk.kind.nb_states:
+            fctx.states = s.z[fblk.states]
+            zdot[fblk.states] = fblk.kind.state_derivative(frames, fctx)
+    fctx.states = np.zeros(0)
+    return Evaluation(udot, lam, rels, springs, wrenches, ctx, all_frames, fctx, zdot)
 
 
 def _point_masses(model: Model, all_frames: list[list[NodeFrames]], ctx: ForceContext,
@@ -417,7 +496,7 @@ def derivative(model: Model, s: State) -> tuple[Array, Evaluation]:
     wq[:, 1:] = s.w
     qdot = 0.5 * quat_multiply(wq, s.q)
     return np.concatenate([s.v.ravel(), qdot.ravel(), ev.udot[:, :3].ravel(),
-                           ev.udot[:, 3:].ravel()]), ev
+                           ev.udot[:, 3:].ravel(), ev.zdot]), ev
 
 
 def project(model: Model, s: State, iterations: int = 4, initial: bool = False) -> float:
@@ -533,4 +612,9 @@ def force_outputs(model: Model, ev: Evaluation) -> dict[str, Array]:
     for blk, (fo, to) in zip(model.force_blocks, ev.force_wrench, strict=True):
         force[blk.index] = fo[:, 0]
         torque[blk.index] = to[:, 0]
+        if blk.added is not None:
+            # the added-mass force -A u' sits in the mass matrix; report it here
+            inertial = -np.einsum("nij,nj->ni", blk.added, ev.udot[blk.attachments[0].body])
+            force[blk.index] += inertial[:, :3]
+            torque[blk.index] += inertial[:, 3:]
     return {"force_force": force, "force_torque": torque}

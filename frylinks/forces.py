@@ -11,7 +11,7 @@ torque about the attachment node; the engine sums them onto the bodies.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -35,11 +35,23 @@ class ForceContext:
         Values of the model's signals at ``t`` (give them to :meth:`SignalArray.at`).
     gravity : (3,) ndarray
         Gravity acceleration, world axes [m s-2].
+    settings : mapping
+        The system's setting objects (:mod:`frylinks.settings`) by name, such as the
+        marine ``environment``.
+    states : ndarray
+        This type's own states (:attr:`ForceType.nb_states` values), if it has any.
+    static : bool
+        True while the engine solves for static equilibrium: velocities are zero and
+        excitation that varies in time (waves) should be left out; steady loads
+        (current, weight, pretension) stay.
     """
 
     t: float
     signals: Array
     gravity: Array
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    states: Array = field(default_factory=lambda: np.zeros(0))
+    static: bool = False
 
 
 @dataclass(frozen=True)
@@ -82,6 +94,13 @@ class ForceType:
         reference. They are saved in checkpoints and restored when a run resumes, so a
         resumed run equals an uninterrupted one. Empty for memoryless forces (the rule).
 
+    Instance attributes
+    -------------------
+    nb_states : int
+        Number of first-order states the block integrates with the bodies (a radiation
+        memory's state-space states, all elements together); 0 by default. Such a type
+        implements :meth:`state_derivative` and reads its states in ``ctx.states``.
+
     Parameters
     ----------
     instances
@@ -102,6 +121,7 @@ class ForceType:
                  signal_specs: list[SignalSpec]) -> None:
         self.nb_forces = len(instances)
         self._signal_specs = signal_specs
+        self.nb_states = 0
 
     @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
@@ -132,6 +152,39 @@ class ForceType:
             World axes; the torque is about the attachment node.
         """
         raise NotImplementedError
+
+    def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
+        """Called once when the model is assembled, at the initial state (``t = 0``,
+        the bodies where the user put them) with the system's settings in ``ctx``.
+
+        Precompute here what depends on the settings (wave components) or on the
+        initial pose (a reference position). Does nothing by default.
+        """
+
+    def added_mass(self) -> Array | None:
+        """Constant mass the elements add to their body (hydrodynamic added mass), or None.
+
+        Called once after :meth:`prepare`. The first attachment must be a ``body``
+        (its COG). The matrices enter the body's mass matrix, so the added-mass force
+        ``-A u'`` needs no acceleration from a previous step (no algebraic loop); the
+        engine reports that force as the element's wrench.
+
+        Returns
+        -------
+        (n, 6, 6) ndarray
+            Per element, about the COG in world-aligned axes, acting on
+            ``[v, w]`` (COG velocity, angular velocity) [kg, kg m, kg m2].
+        """
+        return None
+
+    def initial_states(self) -> Array:
+        """Values of the :attr:`nb_states` states at the start of a run (zeros)."""
+        return np.zeros(self.nb_states)
+
+    def state_derivative(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> Array:
+        """Time derivative of the type's states (``ctx.states``): ``(nb_states,)``."""
+        raise NotImplementedError(f"force type '{self.name}' declares {self.nb_states} "
+                                  "states but no state_derivative()")
 
     def point_masses(self, frames: Sequence[NodeFrames], ctx: ForceContext
                      ) -> tuple[Array, Array] | None:

@@ -58,6 +58,17 @@ def frylinks_signal_types() -> list[type]:
 
 
 @hookspec
+def frylinks_setting_types() -> list[type]:
+    """Return the setting types this plugin provides.
+
+    Called once per registry. Each item is a subclass of
+    :class:`frylinks.settings.SettingType` whose ``name`` is a new top-level key of the
+    case file (``environment``), with declared ``parameters``. Force types read the
+    built object from ``ForceContext.settings[name]``.
+    """
+
+
+@hookspec
 def frylinks_run_started(system: Any, t_end: float, dt: float) -> None:
     """Observe the start of a run.
 

@@ -39,8 +39,8 @@ def nb_steps(t_end: float, dt: float) -> int:
 def _restore(model: Model, state: State, ckpt: Checkpoint) -> State:
     """``state`` (updated in place, so callers see the run go on) set to the checkpoint's."""
     c = ckpt.state.copy()
-    state.t, state.x, state.q, state.v, state.w, state.angle_ref = (
-        c.t, c.x, c.q, c.v, c.w, c.angle_ref)
+    state.set(c)
+    state.angle_ref = c.angle_ref
     restore_memory(model, ckpt.memory)
     return state
 
@@ -89,7 +89,7 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         new = s.unpacked(y + (dt / 6.0) * (k1 + 2 * k2 + 2 * k3 + k4), t0 + k * dt)
         _check(new)
         project(model, new)  # also advances new.angle_ref, shared with s
-        s.t, s.x, s.q, s.v, s.w = new.t, new.x, new.q, new.v, new.w
+        s.set(new)
         if k % every == 0:
             samples += 1
             if on_checkpoint is not None:
@@ -149,7 +149,7 @@ def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         stepped = s.unpacked(solver.y.copy(), solver.t).copy()
         _check(stepped)
         project(model, stepped)
-        s.t, s.x, s.q, s.v, s.w = (stepped.t, stepped.x, stepped.q, stepped.v, stepped.w)
+        s.set(stepped)
         s.angle_ref[:] = stepped.angle_ref
         # restart the FSAL stage from the projected state
         solver.y = s.pack()

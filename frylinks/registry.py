@@ -22,12 +22,14 @@ from .errors import PluginError
 from .forces import ForceType, Output
 from .links import LinkType
 from .params import Param
+from .settings import SettingType
 from .signals import SignalType
 
 KINDS = {
     "link": ("frylinks_link_types", LinkType),
     "force": ("frylinks_force_types", ForceType),
     "signal": ("frylinks_signal_types", SignalType),
+    "setting": ("frylinks_setting_types", SettingType),
 }
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 #: Extra dimensions a plugin output may have (after time and the entity).
@@ -47,7 +49,7 @@ class TypeInfo:
 
 
 class Registry:
-    """Link, force and signal types known to a system.
+    """Link, force, signal and setting types known to a system.
 
     Parameters
     ----------
@@ -140,9 +142,11 @@ def _validate(info: TypeInfo, base: type) -> None:
         if not (isinstance(o, Output) and isinstance(o.units, str)
                 and isinstance(o.long_name, str) and o.long_name):
             raise PluginError(f"{where}: output '{oname}' needs units and a long_name")
-        if any(d not in OUTPUT_DIMS for d in o.dims):
+        accepted = getattr(info.cls, "dimensions", ()) if info.kind == "setting" \
+            else OUTPUT_DIMS
+        if any(d not in accepted for d in o.dims):
             raise PluginError(f"{where}: output '{oname}' dims {o.dims}; accepted extra dims: "
-                              f"{', '.join(OUTPUT_DIMS)}")
+                              f"{', '.join(accepted)}")
     for pname, p in getattr(info.cls, "parameters", {}).items():
         if not isinstance(p, Param):
             raise PluginError(f"{where}: parameter '{pname}' is not a frylinks.params.Param")

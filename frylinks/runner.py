@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
                every: int = 1, rtol: float = 1e-9, atol: float = 1e-12,
                output: str | Path | None = None, progress: bool = False,
-               state: State | None = None, resume: bool = False) -> xr.Dataset:
+               state: State | None = None, resume: bool = False,
+               initial_equilibrium: bool = False) -> xr.Dataset:
     """Run ``system`` and return its results (see :meth:`System.run`).
 
     Parameters
@@ -75,6 +76,10 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         restart = _restart_point(Path(output), model, attrs, t_end)
     else:
         _assemble_initial(model, s, warn=state is None)
+        if initial_equilibrium:
+            from .statics import static_equilibrium
+
+            static_equilibrium(model, s)
     run_kwargs: dict[str, Any] = {"resume": restart, "on_checkpoint": None}
     sampler = Sampler(model)
     times: list[float] = []

@@ -372,6 +372,9 @@ def case_schema(registry: Registry | None = None) -> dict[str, Any]:
                  "description": "relative tolerance of dop853"},
         "atol": {"type": "number", "exclusiveMinimum": 0, "default": RUN_DEFAULTS["atol"],
                  "description": "absolute tolerance of dop853"},
+        "initial_equilibrium": {"type": "boolean", "default": False,
+                                "description": "start from the static equilibrium pose "
+                                               "(still water, zero velocities)"},
     }
     output_props = {
         "every": {"type": "integer", "minimum": 1, "default": RUN_DEFAULTS["every"],
@@ -401,6 +404,12 @@ def case_schema(registry: Registry | None = None) -> dict[str, Any]:
                              "properties": _properties(OUTPUT_KEYS, output_props, "output"),
                              "description": "what the results keep"}),
     }
+    setting_names = reg.names("setting")
+    for name in setting_names:
+        obj = _type_object("setting", name, reg.types["setting"][name].cls, {}, ())
+        del obj["properties"]["type"]  # a section, not a typed element
+        defs[f"setting.{name}"] = obj
+        top[name] = _nullable(_ref(f"setting.{name}"))
     return {
         "$schema": DIALECT,
         "title": "frylinks case file",
@@ -408,7 +417,7 @@ def case_schema(registry: Registry | None = None) -> dict[str, Any]:
         "type": "object",
         "required": ["frylinks", "solver"],
         "additionalProperties": False,
-        "properties": _properties(TOP_KEYS, top, "top-level"),
+        "properties": _properties((*TOP_KEYS, *setting_names), top, "top-level"),
         "$defs": defs,
     }
 

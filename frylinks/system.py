@@ -259,6 +259,8 @@ class System:
         self.bodies: dict[str, Body] = {}
         self.links: dict[str, LinkDef] = {}
         self.forces: dict[str, ForceDef] = {}
+        #: parsed parameters of the system-level settings given, by setting name
+        self.settings: dict[str, dict[str, Any]] = {}
 
     # pickling: the plugin manager holds modules; rebuild the registry on the other side
     def __getstate__(self) -> dict[str, Any]:
@@ -425,9 +427,32 @@ class System:
         self.forces[name] = force
         return force
 
+    def configure(self, name: str, **params: Any) -> dict[str, Any]:
+        """Set a system-level setting contributed by a plugin (the case file's top-level
+        key of the same name), such as ``configure("environment", waves={...})``.
+
+        Parameters
+        ----------
+        name
+            A registered setting type (``frylinks plugins`` lists them).
+        **params
+            Its parameters; those not given take their defaults. Configuring a
+            setting again replaces it.
+        """
+        info = self.registry.get("setting", name) if isinstance(name, str) else None
+        if info is None:
+            names = self.registry.names("setting")
+            raise ModelError(f"unknown setting {shown(name)}{did_you_mean(name, names)}; "
+                             f"known: {', '.join(names) or 'none installed'}", str(name))
+        parsed = parse_params(info.cls.parameters, params, name, self._check_signal)
+        _validate(info.cls, parsed, name)
+        self.settings[name] = parsed
+        return parsed
+
     def run(self, t_end: float, dt: float, integrator: str = "rk4", every: int = 1,
             rtol: float = 1e-9, atol: float = 1e-12, output: Any = None,
-            progress: bool = False, resume: bool = False) -> xr.Dataset:
+            progress: bool = False, resume: bool = False,
+            initial_equilibrium: bool = False) -> xr.Dataset:
         """Integrate from the initial state to ``t_end`` and return the results.
 
         Parameters
@@ -448,6 +473,9 @@ class System:
             Continue the run saved in ``output`` from its last checkpoint (after Ctrl-C,
             ``kill``, a divergence, or to extend it to a later ``t_end``); the result
             equals the uninterrupted run to round-off and holds the whole run.
+        initial_equilibrium
+            First move the bodies to the pose where the forces balance (still water,
+            zero velocities), then start the dynamics from there.
 
         Returns
         -------
@@ -458,7 +486,7 @@ class System:
 
         return run_system(self, t_end=t_end, dt=dt, integrator=integrator, every=every,
                           rtol=rtol, atol=atol, output=output, progress=progress,
-                          resume=resume)
+                          resume=resume, initial_equilibrium=initial_equilibrium)
 
 
 SPRING_KEYS = ("stiffness", "damping", "rest")

@@ -1,0 +1,71 @@
+"""Setting types: system-level sections of a case file that plugins contribute.
+
+A setting type owns one top-level key of the case file (its ``name``), such as the
+marine plugin's ``environment`` (water, waves, current). Its parameters are declared
+like a force type's, so the case reader, the Python API (:meth:`System.configure`) and
+the JSON schema check them the same way. One object is built per run from the parsed
+parameters; force types find it in :attr:`ForceContext.settings` under its name, at
+:meth:`~frylinks.forces.ForceType.prepare` and at every evaluation. A system without
+the section gets the object built from the defaults.
+
+A setting may declare outputs over dimensions of its own (``dimensions``, e.g.
+``("wave_probe",)``, with names from :meth:`SettingType.coordinates`); they are written
+as ``(time, *dims)`` variables named with the type name as prefix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .forces import Output
+from .params import Param
+
+Array = np.ndarray
+
+
+class SettingType:
+    """Base class of setting types (one object per system and run).
+
+    Class attributes
+    ----------------
+    name : str
+        The case file's top-level key (``environment``).
+    parameters : dict[str, Param]
+        Declared parameters of the section.
+    outputs : dict[str, Output]
+        Variables over ``dimensions`` (named ``<name>_...``).
+    dimensions : tuple of str
+        Dimensions of the outputs, each with names from :meth:`coordinates`.
+    description : str
+        One line for ``frylinks plugins`` and the docs.
+
+    Parameters
+    ----------
+    params
+        The parsed parameters (defaults filled in).
+    """
+
+    name: ClassVar[str] = ""
+    parameters: ClassVar[dict[str, Param]] = {}
+    outputs: ClassVar[dict[str, Output]] = {}
+    dimensions: ClassVar[tuple[str, ...]] = ()
+    description: ClassVar[str] = ""
+
+    def __init__(self, params: Mapping[str, Any]) -> None:
+        self.params = dict(params)
+
+    @classmethod
+    def validate(cls, params: Mapping[str, Any]) -> None:
+        """Check parsed parameters beyond their declarations; raise
+        :class:`~frylinks.errors.ModelError` with the parameter's key path."""
+
+    def coordinates(self) -> dict[str, list[str]]:
+        """Names along each of ``dimensions``."""
+        return {d: [] for d in self.dimensions}
+
+    def output_values(self, t: float) -> dict[str, Array]:
+        """Values of the declared outputs at time ``t``, each shaped by its dims."""
+        return {}

@@ -1,0 +1,15 @@
+"""Marine forces, waves and mooring for frylinks: a plugin using only the public API.
+
+Frames are right-handed, z up, origin at the still-water level; waves travel towards
++x at heading 0. Per-DOF coefficients act on a body's COG in world-aligned axes
+(:mod:`frylinks_marine.dofs`).
+"""
+
+from __future__ import annotations
+
+from frylinks import hookimpl
+
+
+@hookimpl
+def frylinks_force_types() -> list[type]:
+    return []

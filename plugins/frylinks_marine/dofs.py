@@ -1,0 +1,102 @@
+"""Six degrees of freedom of a body, as marine coefficients see them.
+
+Marine coefficients (hydrostatic stiffness, damping, added mass, mooring stiffness) act
+on the 6-vector ``xi = [surge, sway, heave, roll, pitch, yaw]`` of a body's COG, in
+**world-aligned axes about the COG**: the translation of the COG from a reference point
+[m] and the rotation from a reference orientation as a rotation vector in world axes
+[rad] (for small angles, roll, pitch and yaw). Its rate is the COG velocity and the
+angular velocity, world axes. Generalised forces on ``xi`` are the force at the COG and
+the torque about it, world axes.
+
+Coefficients are given per DOF, ``{heave: 1.97e5, pitch: 3.0e7}`` (a diagonal matrix),
+or as a full 6x6 matrix (a list of 6 rows of 6 numbers).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from frylinks.errors import ModelError
+from frylinks.params import shown
+from frylinks.rotations import quat_conjugate, quat_multiply, quat_to_rotvec
+
+Array = np.ndarray
+
+#: Names of the 6 DOFs of a body, in order.
+DOF_NAMES = ("surge", "sway", "heave", "roll", "pitch", "yaw")
+
+#: Documentation of a 6x6 coefficient parameter.
+MATRIX_DOC = ("per DOF ({surge, sway, heave, roll, pitch, yaw}: value) or a 6x6 matrix, "
+              "world-aligned axes about the COG")
+
+
+def matrix6(value: Any, path: str = "") -> Array:
+    """A 6x6 coefficient matrix from per-DOF values or a 6x6 nested list.
+
+    Raises
+    ------
+    ModelError
+        Naming ``path`` (and the DOF key) and what is accepted.
+    """
+    if isinstance(value, dict):
+        out = np.zeros((6, 6))
+        for key, v in value.items():
+            if key not in DOF_NAMES:
+                raise ModelError(f"unknown DOF {shown(key)}; accepted: "
+                                 f"{', '.join(DOF_NAMES)}", f"{path}.{key}" if path else str(key))
+            x = _number(v, f"{path}.{key}" if path else str(key))
+            i = DOF_NAMES.index(key)
+            out[i, i] = x
+        return out
+    try:
+        arr = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.shape != (6, 6):
+        raise ModelError(f"expected per-DOF values ({', '.join(DOF_NAMES)}: number) or a 6x6 "
+                         f"matrix (6 rows of 6 numbers), got {shown(value)}", path)
+    if not np.isfinite(arr).all():
+        raise ModelError("a 6x6 matrix must hold finite numbers", path)
+    return arr
+
+
+def vector6(value: Any, path: str = "") -> Array:
+    """A 6-vector from per-DOF values (missing ones 0) or a list of 6 numbers."""
+    if isinstance(value, dict):
+        return np.diag(matrix6(value, path)).copy()
+    try:
+        arr = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.shape != (6,) or not np.isfinite(arr).all():
+        raise ModelError(f"expected per-DOF values ({', '.join(DOF_NAMES)}: number) or 6 "
+                         f"numbers, got {shown(value)}", path)
+    return arr
+
+
+def _number(v: Any, path: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, int | float | np.floating | np.integer):
+        raise ModelError(f"expected a number, got {shown(v)}", path)
+    x = float(v)
+    if not np.isfinite(x):
+        raise ModelError(f"expected a finite number, got {shown(v)}", path)
+    return x
+
+
+def displacement(p: Array, q: Array, p_ref: Array, q_ref: Array) -> Array:
+    """``xi`` of bodies at COG positions ``p (n, 3)`` and quaternions ``q (n, 4)`` from
+    the reference ``p_ref, q_ref``: ``(n, 6)``, the rotation vector in world axes."""
+    rot = quat_to_rotvec(quat_multiply(q, quat_conjugate(q_ref)))
+    return np.concatenate([p - p_ref, rot], axis=1)
+
+
+def velocity(v: Array, w: Array) -> Array:
+    """``xi'``: COG velocity and angular velocity, world axes, ``(n, 6)``."""
+    return np.concatenate([v, w], axis=1)
+
+
+def apply(matrix: Array, x: Array) -> Array:
+    """``matrix @ x`` per element: ``(n, 6, 6) @ (n, 6) -> (n, 6)``."""
+    return np.einsum("nij,nj->ni", matrix, x)
