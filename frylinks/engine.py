@@ -256,7 +256,7 @@ def _settings(system: System) -> dict[str, object]:
             if any(p.required for p in cls.parameters.values()):
                 continue
             params = parse_params(cls.parameters, {}, name)
-        out[name] = cls(params)
+        out[name] = cls(params, system.gravity.copy())
     return out
 
 

@@ -46,6 +46,8 @@ class SettingType:
     ----------
     params
         The parsed parameters (defaults filled in).
+    gravity
+        The system's gravity acceleration, world axes [m s-2].
     """
 
     name: ClassVar[str] = ""
@@ -54,8 +56,9 @@ class SettingType:
     dimensions: ClassVar[tuple[str, ...]] = ()
     description: ClassVar[str] = ""
 
-    def __init__(self, params: Mapping[str, Any]) -> None:
+    def __init__(self, params: Mapping[str, Any], gravity: Array) -> None:
         self.params = dict(params)
+        self.gravity = np.asarray(gravity, dtype=float)
 
     @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
