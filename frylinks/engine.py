@@ -271,6 +271,8 @@ def _prepare_forces(model: Model) -> None:
     start = 0
     z0: list[Array] = []
     for fblk in model.force_blocks:
+        mass = np.append(model.mass, 0.0)
+        ctx.masses = [mass[att.body] for att in fblk.attachments]
         fblk.kind.prepare([node_frames(b, att) for att in fblk.attachments], ctx)
         fblk.added = fblk.kind.added_mass()
         if fblk.added is not None:
@@ -283,6 +285,7 @@ def _prepare_forces(model: Model) -> None:
         start += n
         if n:
             z0.append(np.asarray(fblk.kind.initial_states(), dtype=float).reshape(n))
+    ctx.masses = []
     if np.any(added[:nb]):
         model.added_mass = added[:nb]
     s.z = np.concatenate(z0) if z0 else np.zeros(0)

@@ -44,6 +44,9 @@ class ForceContext:
         True while the engine solves for static equilibrium: velocities are zero and
         excitation that varies in time (waves) should be left out; steady loads
         (current, weight, pretension) stay.
+    masses : list of ndarray
+        At :meth:`ForceType.prepare` only: per attachment, the mass of each element's
+        body [kg] (0 for ground), e.g. for a buoyancy that balances the weight.
     """
 
     t: float
@@ -52,6 +55,7 @@ class ForceContext:
     settings: Mapping[str, Any] = field(default_factory=dict)
     states: Array = field(default_factory=lambda: np.zeros(0))
     static: bool = False
+    masses: list[Array] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,21 @@ def variables(model: Model) -> dict[str, Variable]:
     for blk in model.force_blocks:
         for name, o in blk.kind.outputs.items():
             out[name] = Variable(("time", "force", *o.dims), o.units, o.long_name)
+    for setting in _reporting_settings(model):
+        for name, o in setting.outputs.items():
+            out[name] = Variable(("time", *o.dims), o.units, o.long_name)
+    return out
+
+
+def _reporting_settings(model: Model) -> list[Any]:
+    """Settings with outputs whose every dimension has names (a setting without wave
+    probes writes no elevation: a zero-length netCDF dimension would be unlimited)."""
+    out = []
+    for setting in model.settings.values():
+        outputs = getattr(setting, "outputs", {})
+        if outputs and all(setting.coordinates().get(d) for o in outputs.values()
+                           for d in o.dims):
+            out.append(setting)
     return out
 
 
@@ -84,6 +99,7 @@ class Sampler:
 
     def __init__(self, model: Model) -> None:
         self.model = model
+        self.settings = _reporting_settings(model)
 
     def sample(self, s: State) -> dict[str, np.ndarray]:
         """Values at state ``s``, keyed by variable name, without the time dimension."""
@@ -102,6 +118,7 @@ class Sampler:
         for blk, frames in zip(self.model.force_blocks, ev.force_frames, strict=True):
             if not blk.kind.outputs:
                 continue
+            ev.force_ctx.states = s.z[blk.states]
             values = blk.kind.output_values(frames, ev.force_ctx)
             for name, o in blk.kind.outputs.items():
                 full = out.get(name)
@@ -109,13 +126,18 @@ class Sampler:
                     shape = tuple(len(COORDS[d]) for d in o.dims)
                     full = out[name] = np.full((nf, *shape), np.nan)
                 full[blk.index] = values[name]
+        for setting in self.settings:
+            out.update(setting.output_values(s.t))
         return out
 
 
 def coordinates(model: Model) -> dict[str, Any]:
     """Name coordinates of a model's results."""
-    return {"body": model.body_names, "link": model.link_names, "force": model.force_names,
-            **COORDS}
+    coords: dict[str, Any] = {"body": model.body_names, "link": model.link_names,
+                              "force": model.force_names, **COORDS}
+    for setting in _reporting_settings(model):
+        coords.update(setting.coordinates())
+    return coords
 
 
 def to_dataset(model: Model, times: list[float], samples: list[dict[str, np.ndarray]],

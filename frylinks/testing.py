@@ -808,9 +808,35 @@ def _force_block(cls: type[ForceType], params: list[dict[str, Any]], registry: R
     return kind, _bank(specs, registry)
 
 
-def _force_ctx(t: float, bank: SignalBank) -> ForceContext:
+GRAVITY = np.array([0.0, 0.0, -9.81])
+
+
+def _default_settings(registry: Registry) -> dict[str, Any]:
+    """Every registered setting built from its defaults (as for a system without them)."""
+    out: dict[str, Any] = {}
+    for name in registry.names("setting"):
+        cls = registry.types["setting"][name].cls
+        if not any(p.required for p in cls.parameters.values()):
+            out[name] = cls(parse_params(cls.parameters, {}, name), GRAVITY)
+    return out
+
+
+def _force_ctx(t: float, bank: SignalBank, kind: ForceType | None = None,
+               settings: Mapping[str, Any] | None = None) -> ForceContext:
     values = bank.evaluate(t, 0) if bank.nb_slots else np.zeros(0)
-    return ForceContext(t, values, np.array([0.0, 0.0, -9.81]))
+    states = kind.initial_states() if kind is not None and kind.nb_states else np.zeros(0)
+    return ForceContext(t, values, GRAVITY, settings or {}, np.asarray(states, dtype=float))
+
+
+def _prepared(kind: ForceType, bodies: BodyStates, attachments: Sequence[NodeSet],
+              bank: SignalBank, settings: Mapping[str, Any]) -> ForceType:
+    """``kind`` after its :meth:`~ForceType.prepare` at the frames of ``bodies`` (masses
+    of 1 kg, ground 0), as the engine does at assembly."""
+    ctx = _force_ctx(0.0, bank, None, settings)
+    ctx.masses = [np.where(att.body == len(bodies.x) - 1, 0.0, 1.0) for att in attachments]
+    kind.prepare([node_frames(bodies, att) for att in attachments], ctx)
+    ctx.masses = []
+    return kind
 
 
 def _frames_copy(frames: Sequence[NodeFrames]) -> list[dict[str, Array]]:
@@ -915,11 +941,16 @@ def check_force_type(cls: type[ForceType], instances: Instances | None = None, *
     examples = example_instances(cls, instances)
     rng = np.random.default_rng(_seed(cls))
     setup = _force_setup(cls, examples, n, reg, rng)
+    settings = _default_settings(reg)
     kind, bank = _force_block(cls, setup.params, reg)
+    _prepared(kind, setup.bodies, setup.attachments, bank, settings)
     frames = [node_frames(setup.bodies, att) for att in setup.attachments]
     singles = [_force_block(cls, [p], reg) for p in setup.params]
+    for i, (one, bank1) in enumerate(singles):
+        _prepared(one, setup.bodies, [att.subset(np.array([i])) for att in setup.attachments],
+                  bank1, settings)
     for t in (0.0, T0, 2.7):
-        ctx = _force_ctx(t, bank)
+        ctx = _force_ctx(t, bank, kind, settings)
         res = _evaluated_force(kind, frames, ctx, label)
         again = _evaluated_force(kind, frames, ctx, label)
         _close(label, f"evaluate() called twice at t={t:g} (force)", again.force, res.force,
@@ -929,7 +960,7 @@ def check_force_type(cls: type[ForceType], instances: Instances | None = None, *
         for i, (one, bank1) in enumerate(singles):
             sub = [node_frames(setup.bodies, att.subset(np.array([i])))
                    for att in setup.attachments]
-            r1 = _evaluated_force(one, sub, _force_ctx(t, bank1), label)
+            r1 = _evaluated_force(one, sub, _force_ctx(t, bank1, one, settings), label)
             where = f"t={t:g}, element {i} of a block of {n} vs a block of one"
             scale = 1e-14 * (1.0 + np.abs(res.force[i]).max() + np.abs(res.torque[i]).max())
             _close(label, f"{where}: force", res.force[i], r1.force[0], rtol=1e-12, atol=scale)
@@ -946,7 +977,9 @@ def check_force_type(cls: type[ForceType], instances: Instances | None = None, *
     with _explained(label, "a block of 0 elements"):
         empty, bank0 = _force_block(cls, [], reg)
         no_frames = [node_frames(_ground_only(), _empty_nodes()) for _ in cls.attachments]
-        _evaluated_force(empty, no_frames, _force_ctx(T0, bank0), label)
+        _prepared(empty, _ground_only(), [_empty_nodes() for _ in cls.attachments], bank0,
+                  settings)
+        _evaluated_force(empty, no_frames, _force_ctx(T0, bank0, empty, settings), label)
 
 
 # ---------------------------------------------------------------------------- signals

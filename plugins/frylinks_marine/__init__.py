@@ -9,7 +9,18 @@ from __future__ import annotations
 
 from frylinks import hookimpl
 
+from .bem import Radiation, WaveExcitation
+from .body_forces import AddedMass, LinearDamping, LinearHydrostatics, QuadraticDamping
+from .environment import Environment
+from .morison import Morison
+
+
+@hookimpl
+def frylinks_setting_types() -> list[type]:
+    return [Environment]
+
 
 @hookimpl
 def frylinks_force_types() -> list[type]:
-    return []
+    return [LinearHydrostatics, AddedMass, LinearDamping, QuadraticDamping, Morison,
+            WaveExcitation, Radiation]

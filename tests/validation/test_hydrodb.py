@@ -8,7 +8,7 @@ against closed forms, published coefficients and physical identities.
   kernels: the fit, a convolution of a velocity signal, and the Kramers-Kronig relation
   ``C (i w - A)^-1 B = B(w) + i w (A(w) - A_inf)``.
 * The stored Capytaine database of the IEA OES Task 10 sphere
-  (``tests/data/sphere_capytaine.nc``, made by ``tests/data/make_sphere_capytaine.py``):
+  (``plugins/frylinks_marine/data/sphere_capytaine.nc``, made by ``plugins/frylinks_marine/data/make_sphere_capytaine.py``):
   hydrostatics (``rho g pi R^2``; metacentre at the sphere's centre), Hulme's (1982)
   heave added mass and damping of a floating hemisphere, ``A_inf = rho 2/3 pi R^3 / 2``,
   Ogilvie's estimate of ``A_inf`` against Capytaine's ``omega = inf`` solution, moments
@@ -42,7 +42,7 @@ from frylinks_marine.hydrodb import (
 
 from frylinks.errors import ModelError
 
-DATA = Path(__file__).parents[1] / "data" / "sphere_capytaine.nc"
+DATA = Path(__file__).parents[2] / "plugins" / "frylinks_marine" / "data" / "sphere_capytaine.nc"
 R, RHO, G = 5.0, 1000.0, 9.81
 MASS = RHO * 2.0 / 3.0 * np.pi * R**3  # displaced mass, also the added-mass scale
 

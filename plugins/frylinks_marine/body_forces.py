@@ -1,0 +1,178 @@
+"""Forces on a whole body from constant 6-DOF coefficients (:mod:`frylinks_marine.dofs`).
+
+* ``linear_hydrostatics``: ``F = W - K xi``, ``xi`` the pose from the equilibrium, ``W``
+  the buoyancy that balances the body's weight there (``-m g``).
+* ``added_mass``: a constant 6x6 matrix that enters the body's mass matrix; the force
+  ``-A u'`` is reported as the element's wrench.
+* ``linear_damping``: ``F = -B xi'``.
+* ``quadratic_damping``: ``F_i = -sum_j D_ij r_j |r_j|``, ``r`` the body's velocity
+  relative to the current (translations; rotations as they are).
+
+Every force acts at the COG, world axes (the torque about the COG).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from frylinks.errors import ModelError
+from frylinks.forces import ForceContext, ForceType
+from frylinks.kinematics import NodeFrames
+from frylinks.params import Param
+
+from . import dofs
+from .dofs import MATRIX_DOC
+
+Array = np.ndarray
+
+BODY = Param("body", "", "the body (the force acts at its COG)")
+HYDRO_FILE = Param("any", "", "path of a Capytaine hydrodynamic dataset (netCDF), relative "
+                   "to the working directory", default=None)
+
+
+def _wrench(generalised: Array) -> tuple[Array, Array]:
+    """(n, 6) generalised forces at the COG -> force and torque ``(n, 1, 3)``."""
+    return generalised[:, None, :3].copy(), generalised[:, None, 3:].copy()
+
+
+class BodyCoefficients(ForceType):
+    """Base of forces on a body from a 6x6 matrix parameter (``_key``)."""
+
+    attachments = ("body",)
+    _key = "damping"
+
+    @classmethod
+    def validate(cls, params: Mapping[str, Any]) -> None:
+        dofs.matrix6(params[cls._key], cls._key)
+
+    def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
+        super().__init__(instances, signal_specs)
+        self.matrix = np.array([dofs.matrix6(p[self._key]) for p in instances]).reshape(-1, 6, 6)
+
+
+class LinearDamping(BodyCoefficients):
+    """``F = -B xi'``: linear damping of the body's motion."""
+
+    name = "linear_damping"
+    parameters = {"body": BODY,
+                  "damping": Param("any", "N s m-1, N m s rad-1", "damping B, " + MATRIX_DOC)}
+    description = "linear damping -B xi' of a body's 6 DOFs"
+    examples = [{"damping": {"heave": 1.0e4, "pitch": 2.0e5}},
+                {"damping": (np.eye(6) * 3.0 + 0.5).tolist()}]
+
+    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> tuple[Array, Array]:
+        f = frames[0]
+        return _wrench(-dofs.apply(self.matrix, dofs.velocity(f.v, f.w)))
+
+
+class QuadraticDamping(BodyCoefficients):
+    """``F_i = -sum_j D_ij r_j |r_j|`` with ``r`` the velocity relative to the current."""
+
+    name = "quadratic_damping"
+    parameters = {"body": BODY,
+                  "damping": Param("any", "N s2 m-2, N m s2 rad-2",
+                                   "quadratic damping D, " + MATRIX_DOC)}
+    description = "quadratic (drag) damping of a body's 6 DOFs, relative to the current"
+    examples = [{"damping": {"surge": 5.0e3, "heave": 1.0e4, "yaw": 1.0e5}}]
+
+    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> tuple[Array, Array]:
+        f = frames[0]
+        env = ctx.settings.get("environment")
+        current = np.zeros(3) if env is None else env.current
+        r = dofs.velocity(f.v - current, f.w)
+        return _wrench(-dofs.apply(self.matrix, r * np.abs(r)))
+
+
+class AddedMass(BodyCoefficients):
+    """A constant added-mass matrix, part of the body's mass matrix (no algebraic loop)."""
+
+    name = "added_mass"
+    parameters = {"body": BODY,
+                  "matrix": Param("any", "kg, kg m, kg m2", "added mass A, " + MATRIX_DOC)}
+    description = "constant added mass (6x6) entering the body's mass matrix"
+    examples = [{"matrix": {"surge": 1.0e4, "heave": 5.0e4, "pitch": 1.0e6}}]
+    _key = "matrix"
+
+    @classmethod
+    def validate(cls, params: Mapping[str, Any]) -> None:
+        m = dofs.matrix6(params["matrix"], "matrix")
+        if not np.allclose(m, m.T, rtol=1e-9, atol=1e-12 * np.abs(m).max()):
+            raise ModelError("an added-mass matrix must be symmetric", "matrix")
+        if np.linalg.eigvalsh(m).min() < -1e-9 * np.abs(m).max():
+            raise ModelError("an added-mass matrix must not be negative (its eigenvalues "
+                             f"include {np.linalg.eigvalsh(m).min():.4g})", "matrix")
+
+    def added_mass(self) -> Array | None:
+        return self.matrix
+
+    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> tuple[Array, Array]:
+        zero = np.zeros((self.nb_forces, 1, 3))
+        return zero, zero.copy()
+
+
+class LinearHydrostatics(ForceType):
+    """``F = W - K xi``: linear restoring about an equilibrium where buoyancy ``W``
+    balances the body's weight."""
+
+    name = "linear_hydrostatics"
+    attachments = ("body",)
+    parameters = {
+        "body": BODY,
+        "stiffness": Param("any", "N m-1, N m rad-1", "hydrostatic stiffness K, " + MATRIX_DOC
+                           + " (default: the dataset's, from 'hydrodynamics')", default=None),
+        "hydrodynamics": HYDRO_FILE,
+        "equilibrium": Param("vector", "m", "COG position where buoyancy balances weight "
+                             "(default: the initial position; orientation: the initial one)",
+                             default=None),
+    }
+    description = "linear hydrostatic restoring about an equilibrium, buoyancy = weight there"
+    examples = [{"stiffness": {"heave": 7.7e5, "roll": 5.0e6, "pitch": 5.0e6}},
+                {"stiffness": {"heave": 1.0e5}, "equilibrium": [0.0, 0.0, -0.5]}]
+    memory = ("p_ref", "q_ref", "buoyancy")
+
+    @classmethod
+    def validate(cls, params: Mapping[str, Any]) -> None:
+        if params["stiffness"] is not None:
+            dofs.matrix6(params["stiffness"], "stiffness")
+        elif params["hydrodynamics"] is None:
+            raise ModelError("give a 'stiffness' or a Capytaine dataset 'hydrodynamics' "
+                             "holding one", "stiffness")
+        else:
+            from .bem import load_database
+
+            if load_database(params["hydrodynamics"]).hydrostatic_stiffness is None:
+                raise ModelError("the dataset has no hydrostatic stiffness; give "
+                                 "'stiffness'", "hydrodynamics")
+
+    def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
+        super().__init__(instances, signal_specs)
+        from .bem import load_database
+
+        mats = []
+        for p in instances:
+            if p["stiffness"] is not None:
+                mats.append(dofs.matrix6(p["stiffness"]))
+            else:
+                k = load_database(p["hydrodynamics"]).hydrostatic_stiffness
+                mats.append(np.asarray(k, dtype=float))
+        self.stiffness = np.array(mats).reshape(-1, 6, 6)
+        self._given = [p["equilibrium"] for p in instances]
+        n = self.nb_forces
+        self.p_ref, self.q_ref, self.buoyancy = np.zeros((n, 3)), np.zeros((n, 4)), np.zeros((n, 3))
+
+    def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
+        f = frames[0]
+        self.p_ref = np.array([f.p[i] if g is None else np.asarray(g, dtype=float)
+                               for i, g in enumerate(self._given)]).reshape(-1, 3)
+        self.q_ref = f.q.copy()
+        self.buoyancy = -ctx.masses[0][:, None] * ctx.gravity[None, :]
+
+    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> tuple[Array, Array]:
+        f = frames[0]
+        xi = dofs.displacement(f.p, f.q, self.p_ref, self.q_ref)
+        gen = -dofs.apply(self.stiffness, xi)
+        gen[:, :3] += self.buoyancy
+        return _wrench(gen)
