@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -141,7 +142,7 @@ class Model:
     initial: State
     length_scale: float = 1.0
     row_link: Array = field(default_factory=lambda: np.zeros(0, dtype=int))
-    settings: dict[str, object] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
     added_mass: Array | None = None  # (nb, 6, 6) world-aligned, about the COGs
 
     @property
@@ -243,12 +244,12 @@ def assemble(system: System) -> Model:
     return model
 
 
-def _settings(system: System) -> dict[str, object]:
+def _settings(system: System) -> dict[str, Any]:
     """One object per registered setting type: from the system's parameters, or from
     the defaults when the system does not configure it (and they are all optional)."""
     from .params import parse_params
 
-    out: dict[str, object] = {}
+    out: dict[str, Any] = {}
     for name in system.registry.names("setting"):
         cls = system.registry.types["setting"][name].cls
         params = system.settings.get(name)
@@ -616,8 +617,10 @@ def force_outputs(model: Model, ev: Evaluation) -> dict[str, Array]:
         force[blk.index] = fo[:, 0]
         torque[blk.index] = to[:, 0]
         if blk.added is not None:
-            # the added-mass force -A u' sits in the mass matrix; report it here
+            # the added-mass force -A u' sits in the mass matrix; report it here, its
+            # torque (about the COG) moved to the attachment node like the others
             inertial = -np.einsum("nij,nj->ni", blk.added, ev.udot[blk.attachments[0].body])
+            r = ev.force_frames[model.force_blocks.index(blk)][0].r
             force[blk.index] += inertial[:, :3]
-            torque[blk.index] += inertial[:, 3:]
+            torque[blk.index] += inertial[:, 3:] - cross(r, inertial[:, :3])
     return {"force_force": force, "force_torque": torque}

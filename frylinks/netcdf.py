@@ -108,7 +108,7 @@ class StreamWriter:
                 attrs: Mapping[str, Any]) -> None:
         ds.setncatts({k: _attribute(v) for k, v in attrs.items()})
         ds.createDimension("time", None)
-        for dim in ("body", "link", "force", "xyz", "quat", "dof"):
+        for dim in coords:  # names of entities, components and settings (wave probes)
             ds.createDimension(dim, len(coords[dim]))
             # variable-length strings: what xarray itself writes for a str coordinate
             var = ds.createVariable(dim, str, (dim,))

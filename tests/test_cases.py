@@ -390,6 +390,56 @@ def chain(ds: xr.Dataset, system: System) -> None:
     np.testing.assert_allclose(horizontal, horizontal[0, 0], rtol=0, atol=1.0)  # same in all
 
 
+@check("point_absorber", t_end=10.0)
+def point_absorber(ds: xr.Dataset, system: System) -> None:
+    """Newton in heave with the hydrostatic and PTO forces recomputed from the positions,
+    the excitation from the wave components and the dataset, and the radiation force
+    -A_inf a - conv; the memory part is the direct convolution of the impulse response
+    with the velocity history (within the state-space fit); the probe's elevation is
+    the sum of the components; the PTO power is the spring-damper's."""
+    from frylinks_marine.bem import load_database
+    from frylinks_marine.radiation import impulse_response
+
+    buoy = system.bodies["buoy"]
+    params = system.forces["excitation"].params
+    db = load_database(params["hydrodynamics"])
+    env = system.settings["environment"]
+    from frylinks_marine.environment import Environment
+
+    waves = Environment(env, system.gravity).waves
+    t = ds.time.values
+    z = ds.body_position.sel(body="buoy", xyz="z").values
+    v = ds.body_velocity.sel(body="buoy", xyz="z").values
+    a = ds.body_acceleration.sel(body="buoy", xyz="z").values
+    m, g = buoy.mass, float(np.linalg.norm(system.gravity))
+    ramp = waves.ramp_factor(t)
+    phases = np.exp(1j * (waves.phase[None, :] - np.outer(t, waves.omega)))
+    elevation = ramp * (phases.real @ waves.amplitude)
+    np.testing.assert_allclose(ds.environment_wave_elevation.sel(wave_probe="buoy").values,
+                               elevation, rtol=0, atol=1e-12)
+    X = db.excitation_at(waves.omega, 0.0)[:, 2]
+    excitation = ramp * np.real(phases @ (waves.amplitude * X))
+    np.testing.assert_allclose(ds.force_force.sel(force="excitation", xyz="z").values,
+                               excitation, rtol=1e-9, atol=1e-6 * np.abs(excitation).max())
+    pto = system.links["pto"]
+    z0 = buoy.position[2]
+    f_pto = -pto.stiffness[0, 0] * (z - z0) - pto.damping[0, 0] * v
+    f_hs = m * g - db.hydrostatic_stiffness[2, 2] * (z - z0)
+    f_rad = ds.force_force.sel(force="radiation", xyz="z").values
+    residual = m * a - (f_hs + f_pto + excitation + f_rad - m * g)
+    np.testing.assert_allclose(residual, 0.0, atol=1e-8 * m * g)
+    # the radiation force: -A_inf a minus the convolution of K with the velocity
+    dt = t[1] - t[0]
+    K = impulse_response(db, t)[:, 2, 2]
+    conv = np.array([np.trapezoid(K[: i + 1][::-1] * v[: i + 1], dx=dt) for i in range(len(t))])
+    memory = ds.radiation_memory_force.sel(force="radiation", dof="tz").values
+    np.testing.assert_allclose(f_rad, -db.added_mass_inf[2, 2] * a + memory,
+                               rtol=1e-9, atol=1e-6 * m * g)
+    # trapezoid on the 0.1 s samples and the 2 % state-space fit: a few % of the peak
+    assert np.abs(memory + conv).max() < 0.04 * np.abs(conv).max()
+    _pto_power(ds, system, "pto", "tz")
+
+
 # --- the tests ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("path", CASE_FILES, ids=[p.stem for p in CASE_FILES])

@@ -8,7 +8,8 @@ against closed forms, published coefficients and physical identities.
   kernels: the fit, a convolution of a velocity signal, and the Kramers-Kronig relation
   ``C (i w - A)^-1 B = B(w) + i w (A(w) - A_inf)``.
 * The stored Capytaine database of the IEA OES Task 10 sphere
-  (``plugins/frylinks_marine/data/sphere_capytaine.nc``, made by ``plugins/frylinks_marine/data/make_sphere_capytaine.py``):
+  (``plugins/frylinks_marine/data/sphere_capytaine.nc``, made by the script
+  ``make_sphere_capytaine.py`` beside it):
   hydrostatics (``rho g pi R^2``; metacentre at the sphere's centre), Hulme's (1982)
   heave added mass and damping of a floating hemisphere, ``A_inf = rho 2/3 pi R^3 / 2``,
   Ogilvie's estimate of ``A_inf`` against Capytaine's ``omega = inf`` solution, moments

@@ -16,9 +16,9 @@ import math
 
 import numpy as np
 import pytest
+from frylinks_marine.bem import EXAMPLE_DATA, load_database
 
 import frylinks
-from frylinks_marine.bem import EXAMPLE_DATA, load_database
 
 RHO = 1000.0
 G = 9.81
@@ -133,7 +133,6 @@ def test_iea_task10_sphere_decay_with_radiation_memory() -> None:
     assert z[i] == pytest.approx(-0.87, abs=0.02) and t[i] == pytest.approx(2.2, abs=0.1)
     assert z[j] == pytest.approx(0.64, abs=0.02) and t[j] == pytest.approx(4.4, abs=0.1)
     up = t[1:][(z[:-1] < 0) & (z[1:] >= 0)]
-    down = t[1:][(z[:-1] > 0) & (z[1:] <= 0)]
     period = float(up[1] - up[0])  # (the first half cycle is not yet the damped one)
     assert period == pytest.approx(4.35, abs=0.05)
     # without the memory the sphere would not lose energy: the radiation force did
