@@ -76,7 +76,7 @@ def test_valid_case_loads_and_runs(tmp_path: Path) -> None:
     assert list(system.forces) == ["lift"]
     assert system.links["pto"].stiffness[0, 0] == 4.0e4
     assert solver == {"t_end": 0.05, "dt": 0.01, "integrator": "rk4", "every": 1,
-                      "rtol": 1e-9, "atol": 1e-12}
+                      "rtol": 1e-9, "atol": 1e-12, "initial_equilibrium": False}
     ds = system.run(**solver)
     assert ds.attrs["status"] == "completed"
     assert ds.attrs["title"] == "buoy-test"
@@ -304,7 +304,7 @@ def test_solver_values_reach_run(tmp_path: Path) -> None:
                                    output={"every": 2}))
     system, solver = load_case(path)
     assert solver == {"t_end": 0.04, "dt": 0.02, "integrator": "dop853", "every": 2,
-                      "rtol": 1e-6, "atol": 1e-8}
+                      "rtol": 1e-6, "atol": 1e-8, "initial_equilibrium": False}
     ds = system.run(**solver)
     assert ds.attrs["integrator"] == "dop853"
     np.testing.assert_allclose(ds.time.values, [0.0, 0.04])
@@ -366,8 +366,8 @@ def test_key_read_as_boolean_has_its_line(tmp_path: Path) -> None:
     text = yaml.safe_dump(BUOY, sort_keys=False) + "true: 1\n"
     path = write(tmp_path, text)
     msg = error_of(path)
-    assert msg.endswith(f"True: unknown key True (accepted: bodies, description, forces, "
-                        f"frylinks, gravity, ground, links, name, output, solver) "
+    assert msg.endswith(f"True: unknown key True (accepted: bodies, description, environment, "
+                        f"forces, frylinks, gravity, ground, links, name, output, solver) "
                         f"(line {len(text.splitlines())})")
 
 
