@@ -101,6 +101,8 @@ def accepts(frag: Mapping[str, Any]) -> str:
 
     if "$ref" in frag:
         target = frag["$ref"].rsplit("/", 1)[-1]
+        if target.startswith("setting."):
+            return "mapping"
         return {"number_or_signal": "number or [signal](#case-signals)",
                 "orientation": "[orientation](#case-orientation)",
                 "signal": "[signal](#case-signals)"}.get(target, target)
@@ -304,6 +306,20 @@ signal: {type: linear_spline, points: [[0, 0], [1, 0.5], [3, 0.5]]}
 """
 
 
+#: Guide pages of plugins (by plugin name, as ``frylinks plugins`` lists it): each type
+#: of such a plugin links to its section ``(<prefix>-<type name with dashes>)=`` there.
+GUIDES = {"marine": ("../marine.md", "marine", "the marine guide")}
+
+
+def _guide(registry: Registry, kind: str, name: str) -> str:
+    info = registry.get(kind, name)
+    if info is None or info.plugin not in GUIDES:
+        return ""
+    page, prefix, title = GUIDES[info.plugin]
+    return (f"Equations, signs and limitations: [{title}]"
+            f"({page}#{prefix}-{name.replace('_', '-')}).")
+
+
 def _provenance(registry: Registry, kind: str, name: str) -> str:
     info = registry.get(kind, name)
     if info is None:
@@ -329,6 +345,7 @@ def _type_sections(kind: str, schema: Mapping[str, Any], registry: Registry) -> 
             words = [f"`{f}` ({'m' if f[0] == 't' else 'rad'})" for f in free]
             facts.append(f"Free DOFs: {', '.join(words) or 'none'}.")
         facts.append(_provenance(registry, kind, name))
+        facts.append(_guide(registry, kind, name))
         python_only = [f"`{p}` ({escape(q.doc.replace(' (Python API only)', ''))})" for p, q in
                        getattr(info.cls, "parameters", {}).items() if q.kind == "callable"] \
             if info is not None else []
@@ -345,6 +362,55 @@ def _type_sections(kind: str, schema: Mapping[str, Any], registry: Registry) -> 
     return "".join(out)
 
 
+SETTINGS_INTRO = """\
+(setting-types)=
+## System-level settings
+
+Plugins add top-level sections of their own, the setting types: data of the whole
+system that their forces share, such as the water, waves and current of the marine
+plugin. Every one is optional; a case without it gets its defaults. In Python,
+`system.configure("<name>", key=value, ...)` sets one. A setting may write variables of
+its own (its name is their prefix), over dimensions whose names it takes from the case
+(see the [results reference](results.md)).
+
+"""
+
+
+def _setting_names(schema: Mapping[str, Any]) -> list[str]:
+    """Names of the setting types (top-level sections) the schema describes."""
+    return [k.split(".", 1)[1] for k in schema["$defs"] if k.startswith("setting.")]
+
+
+def _anchor(kind: str, name: str) -> str:
+    return f"{kind}-{name.replace('_', '-')}"
+
+
+def _setting_sections(schema: Mapping[str, Any], registry: Registry) -> str:
+    """One section per setting type: its description, plugin, outputs and keys."""
+    defs = schema["$defs"]
+    out = [SETTINGS_INTRO]
+    for name in _setting_names(schema):
+        d = defs[f"setting.{name}"]
+        out.append(f"({_anchor('setting', name)})=\n### `{name}`\n\n")
+        if d.get("description"):
+            out.append(escape(d["description"][0].upper() + d["description"][1:]) + ".\n\n")
+        facts = [f"A top-level section; in Python `system.configure(\"{name}\", ...)`."]
+        info = registry.get("setting", name)
+        facts.append(_provenance(registry, "setting", name))
+        facts.append(_guide(registry, "setting", name))
+        outputs = getattr(info.cls, "outputs", {}) if info is not None else {}
+        if outputs:
+            words = [f"`{o}` ({_dims(('time', *v.dims))}; {escape(v.units)})"
+                     for o, v in outputs.items()]
+            facts.append(f"Writes {', '.join(words)}.")
+        out.append(" ".join(f for f in facts if f) + "\n\n")
+        if d["properties"]:
+            out.append(properties_table(d))
+        else:
+            out.append("No parameters.\n\n")
+    return "".join(out)
+
+
 def _type_list(kind: str, schema: Mapping[str, Any]) -> str:
     names = schema["$defs"][kind]["properties"]["type"]["enum"]
     refs = ", ".join(f"[`{n}`](#{kind}-{n.replace('_', '-')})" for n in names)
@@ -356,11 +422,20 @@ def case_file_page(schema: Mapping[str, Any], registry: Registry) -> str:
     defs = schema["$defs"]
     top = schema["properties"]
     required = set(schema["required"])
+    settings = _setting_names(schema)
     out = [GENERATED, CASE_INTRO, "\n## Top-level keys\n\n"]
-    out.append(table(("key", "accepts", "required", "what"),
-                     [(f"[`{k}`](#case-{k})", accepts(f), "yes" if k in required else "",
-                       describe(f)) for k, f in top.items()]))
+    rows = []
+    for k, f in top.items():
+        if k in settings:
+            what = describe(defs[f"setting.{k}"]) + " (a [setting](#setting-types))"
+            rows.append((f"[`{k}`](#{_anchor('setting', k)})", accepts(f), "", what))
+        else:
+            rows.append((f"[`{k}`](#case-{k})", accepts(f), "yes" if k in required else "",
+                         describe(f)))
+    out.append(table(("key", "accepts", "required", "what"), rows))
     for key, frag in top.items():
+        if key in settings:
+            continue  # under "System-level settings"
         out.append(f"(case-{key})=\n## `{key}`\n\n{TOP_WORDS.get(key, describe(frag))}\n\n")
         if key in ("frylinks", "name", "description", "gravity"):
             shown = default(frag, key in required)
@@ -391,6 +466,8 @@ def case_file_page(schema: Mapping[str, Any], registry: Registry) -> str:
             out.append(_type_list("force", schema))
         else:
             out.append(properties_table(_object(frag, defs)))
+    if settings:
+        out.append(_setting_sections(schema, registry))
     out.append(SIGNALS)
     out.append(_type_list("signal", schema))
     for kind, title in (("link", "Link types"), ("force", "Force types"),
@@ -451,6 +528,12 @@ def results_page(registry: Registry, attributes: Mapping[str, Any] | None = None
               ("`link`", "link names"),
               ("`force`", "force element names")]
     coords += [(f"`{d}`", " ".join(f"`{c}`" for c in labels)) for d, labels in COORDS.items()]
+    settings = [info for info in registry.all() if info.kind == "setting"]
+    for info in settings:
+        for d in getattr(info.cls, "dimensions", ()):
+            coords.append((f"`{d}`", f"names given in the case's [`{info.name}`]"
+                                     f"(case-file.md#{_anchor('setting', info.name)}) "
+                                     "section"))
     out.append(table(("dimension", "coordinate"), coords))
     out.append("## Variables\n\n")
     out.append(table(("variable", "dims", "units", "long_name"),
@@ -459,12 +542,20 @@ def results_page(registry: Registry, attributes: Mapping[str, Any] | None = None
     plugin_rows = []
     for info in registry.all():
         for name, o in getattr(info.cls, "outputs", {}).items():
-            plugin_rows.append((f"`{name}`", _dims(("time", info.kind, *o.dims)),
-                                escape(o.units), escape(o.long_name),
-                                f"[`{info.name}`](case-file.md#{info.kind}-"
-                                f"{info.name.replace('_', '-')})"))
+            # a force type's variables run over the forces; a setting's only over its
+            # own dimensions
+            dims = ("time", *o.dims) if info.kind == "setting" else \
+                ("time", info.kind, *o.dims)
+            plugin_rows.append((f"`{name}`", _dims(dims), escape(o.units),
+                                escape(o.long_name),
+                                f"[`{info.name}`](case-file.md#{_anchor(info.kind, info.name)})"
+                                + (" (setting)" if info.kind == "setting" else "")))
     out.append("## Variables of plugin types\n\nA type adds its own variables, prefixed with "
-               "its name; elements of other types hold NaN there.\n\n")
+               "its name; elements of other types hold NaN there. A [setting]"
+               "(case-file.md#setting-types) (a top-level section of the case) writes "
+               "its variables over its own dimensions, and only when each of them has "
+               "names (the marine `environment` writes the wave elevation only at the "
+               "wave probes the case gives).\n\n")
     if plugin_rows:
         out.append(table(("variable", "dims", "units", "long_name", "type"), plugin_rows))
     else:

@@ -170,7 +170,7 @@ class Environment(SettingType):
         self.current = _current(params["current"])
         self.probe_names, self.probes = _probes(params["wave_probes"])
         kind, p = _waves(params["waves"])
-        common = {"depth": self.depth, "g": self.g, "current": self.current}
+        common: dict[str, Any] = {"depth": self.depth, "g": self.g, "current": self.current}
         if kind == "regular":
             self.waves = WaveField.regular(
                 p["height"], p["period"], heading=math.radians(p["heading_deg"]),

@@ -9,7 +9,7 @@ lets a test check the heading and DOF mapping through the body's axial symmetry)
 Run it from anywhere (about two to three minutes on one core; the first Capytaine run
 on a machine also spends ~25 s tabulating its Green function)::
 
-    python tests/data/make_sphere_capytaine.py
+    python plugins/frylinks_marine/data/make_sphere_capytaine.py
 
 Choices, and why:
 
@@ -105,7 +105,7 @@ def main() -> None:
     ds.attrs.update({
         "title": "IEA OES Task 10 heaving sphere (R = 5 m, half submerged, "
                  "COG and rotation centre at z = -2 m), deep water",
-        "generated_by": "tests/data/make_sphere_capytaine.py (frylinks)",
+        "generated_by": "plugins/frylinks_marine/data/make_sphere_capytaine.py (frylinks)",
         "hull_panels": body.mesh.nb_faces,
         "lid_panels": body.lid_mesh.nb_faces,
         "mesh": f"sphere, {MERIDIAN_PANELS} x {AROUND_PANELS} immersed panels, axially "
