@@ -55,8 +55,9 @@ def text_of(path: Path) -> str:
 
 
 def test_build_writes_every_page(html: Path) -> None:
-    for page in ("index", "getting-started", "theory", "plugins", "hooks", "example-plugin",
-                 "api", "reference/case-file", "reference/results", "reference/cli"):
+    for page in ("index", "getting-started", "theory", "marine", "plugins", "hooks",
+                 "example-plugin", "api", "reference/case-file", "reference/results",
+                 "reference/cli"):
         assert (html / f"{page}.html").is_file(), page
     for page in ("case-file", "results", "cli"):
         assert (REFERENCE / f"{page}.md").is_file(), page
@@ -80,6 +81,36 @@ def test_case_file_reference_has_every_registered_type(html: Path) -> None:
     for key in ("frylinks", "name", "gravity", "ground", "bodies", "links", "forces",
                 "solver", "output"):
         assert f"(case-{key})=\n## `{key}`" in page
+    # plugins' top-level sections (setting types) are top-level keys, linked to their
+    # section under "System-level settings"
+    for name in Registry().names("setting"):
+        assert f"| [`{name}`](#setting-{name.replace('_', '-')}) |" in page, name
+
+
+def test_marine_guide_covers_every_marine_type_and_environment_key() -> None:
+    """docs/marine.md has a section per type of the marine plugin (the reference pages
+    link to it) and describes every key of the environment's waves and current."""
+    from frylinks_marine.environment import CURRENT, WAVES
+
+    guide = text_of(DOCS / "marine.md")
+    for info in Registry().all():
+        if info.plugin == "marine":
+            anchor = f"(marine-{info.name.replace('_', '-')})=\n## "
+            assert anchor in guide, info.name
+            section = guide.split(anchor, 1)[1].split("\n## ", 1)[0]
+            assert f"`{info.name}`" in section.split("\n", 1)[0], info.name
+            for name, p in info.cls.parameters.items():
+                assert f"| `{name}` |" in section, f"{info.name}.{name}"
+    for kind, params in WAVES.items():
+        if kind != "still":
+            section = guide.split(f"`waves: {{type: {kind}, ...}}`", 1)[1].split("\n### ", 1)[0]
+            for name, p in params.items():
+                assert f"| `{name}` |" in section, f"waves {kind}: {name}"
+                row = section.split(f"| `{name}` |", 1)[1].split("\n", 1)[0]
+                assert ("required" if p.required else f"`{p.default}`") in row, \
+                    f"waves {kind}: {name} default"
+    for name in CURRENT:
+        assert f"| `{name}` |" in guide.split("`current: {speed, heading_deg}`", 1)[1]
 
 
 def test_results_reference_has_every_variable(html: Path) -> None:
