@@ -14,12 +14,13 @@ or as a full 6x6 matrix (a list of 6 rows of 6 numbers).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from frylinks.errors import ModelError
-from frylinks.params import shown
+from frylinks.params import MAX_MAGNITUDE, shown
 from frylinks.rotations import quat_conjugate, quat_multiply, quat_to_rotvec
 
 Array = np.ndarray
@@ -57,8 +58,9 @@ def matrix6(value: Any, path: str = "") -> Array:
     if arr is None or arr.shape != (6, 6):
         raise ModelError(f"expected per-DOF values ({', '.join(DOF_NAMES)}: number) or a 6x6 "
                          f"matrix (6 rows of 6 numbers), got {shown(value)}", path)
-    if not np.isfinite(arr).all():
-        raise ModelError("a 6x6 matrix must hold finite numbers", path)
+    if not (np.abs(arr) <= MAX_MAGNITUDE).all():
+        raise ModelError(f"a 6x6 matrix must hold finite numbers up to {MAX_MAGNITUDE:g} in "
+                         "magnitude", path)
     return arr
 
 
@@ -70,7 +72,7 @@ def vector6(value: Any, path: str = "") -> Array:
         arr = np.array(value, dtype=float)
     except (TypeError, ValueError):
         arr = None
-    if arr is None or arr.shape != (6,) or not np.isfinite(arr).all():
+    if arr is None or arr.shape != (6,) or not (np.abs(arr) <= MAX_MAGNITUDE).all():
         raise ModelError(f"expected per-DOF values ({', '.join(DOF_NAMES)}: number) or 6 "
                          f"numbers, got {shown(value)}", path)
     return arr
@@ -79,9 +81,13 @@ def vector6(value: Any, path: str = "") -> Array:
 def _number(v: Any, path: str) -> float:
     if isinstance(v, bool) or not isinstance(v, int | float | np.floating | np.integer):
         raise ModelError(f"expected a number, got {shown(v)}", path)
-    x = float(v)
-    if not np.isfinite(x):
-        raise ModelError(f"expected a finite number, got {shown(v)}", path)
+    try:
+        x = float(v)
+    except OverflowError:
+        x = math.inf
+    if not abs(x) <= MAX_MAGNITUDE:
+        raise ModelError(f"expected a finite number up to {MAX_MAGNITUDE:g} in magnitude, "
+                         f"got {shown(v)}", path)
     return x
 
 
