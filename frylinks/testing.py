@@ -66,6 +66,7 @@ from .rotations import (
     rotate,
     rotvec_to_quat,
 )
+from .settings import SettingType
 from .signals import SignalBank, SignalSpec, SignalType
 from .system import System
 
@@ -105,8 +106,9 @@ def _kind_of(cls: Any) -> str:
         if isinstance(cls, type) and issubclass(cls, base):
             return kind
     raise AssertionError(
-        f"{cls!r} is not a link, force or signal type: derive it from "
-        "frylinks.links.LinkType, frylinks.forces.ForceType or frylinks.signals.SignalType")
+        f"{cls!r} is not a link, force, signal or setting type: derive it from "
+        "frylinks.links.LinkType, frylinks.forces.ForceType, frylinks.signals.SignalType or "
+        "frylinks.settings.SettingType")
 
 
 def _label(cls: type) -> str:
@@ -1109,8 +1111,48 @@ def check_type(cls: type, instances: Instances | None = None, *,
         check_link_type(cls, instances, registry=registry)
     elif kind == "force":
         check_force_type(cls, instances, registry=registry)
+    elif kind == "setting":
+        check_setting_type(cls, instances)
     else:
         check_signal_type(cls, instances)
+
+
+def check_setting_type(cls: type[SettingType], instances: Instances | None = None) -> None:
+    """Check a setting type: it builds from its defaults (a system without the section)
+    and from each example; its coordinates name every declared dimension; its outputs
+    have the shapes of their dimensions and are deterministic functions of time.
+
+    Raises
+    ------
+    AssertionError
+        The first broken rule, naming the type.
+    """
+    label = _label(cls)
+    given = instances if instances is not None else getattr(cls, "examples", None)
+    sets: list[Mapping[str, Any]] = [{}] if given is None else [{}, *given]
+    for k, p in enumerate(sets):
+        what = "its defaults" if k == 0 else f"examples[{k - 1}]"
+        if k == 0 and any(q.required for q in cls.parameters.values()):
+            continue
+        with _explained(label, f"building from {what}"):
+            params = parse_params(cls.parameters, p, cls.name)
+            cls.validate(params)
+            setting = cls(params, GRAVITY)
+        coords = setting.coordinates()
+        if set(coords) != set(cls.dimensions):
+            raise AssertionError(f"{label}: coordinates() gives {sorted(coords)}, the "
+                                 f"declared dimensions are {list(cls.dimensions)}")
+        for t in (0.0, T0):
+            with _explained(label, f"output_values({t:g}) from {what}"):
+                out = setting.output_values(t)
+                again = setting.output_values(t)
+            for name, o in cls.outputs.items():
+                if not all(coords[d] for d in o.dims):
+                    continue  # not written (a dimension without names)
+                shape = tuple(len(coords[d]) for d in o.dims)
+                value = _shape(label, f"output {name} from {what}", out.get(name), shape)
+                _finite(label, f"output {name} from {what}", value)
+                _close(label, f"output {name} called twice", again[name], value, 0, 0)
 
 
 def check_plugin(plugin: Any, instances: Mapping[str, Instances] | None = None, *,

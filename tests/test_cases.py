@@ -512,6 +512,34 @@ def oswec_waves(ds: xr.Dataset, system: System) -> None:
     _pto_power(ds, system, "pto", "rz")
 
 
+@check("moored_buoy", t_end=4.0)
+def moored_buoy(ds: xr.Dataset, system: System) -> None:
+    """The run starts at rest in static equilibrium (the waves ramp on from zero), and
+    each line's tensions meet the inextensible catenary with a grounded part, written
+    out here: with laid length Lb, suspended length Ls = L - Lb, V = w Ls, the fairlead
+    lies X = Lb + (H/w) asinh(V/H) from the anchor horizontally and
+    h = (H/w) (sqrt(1 + (V/H)^2) - 1) above it; the fairlead tension is |(H, V)|."""
+    g = float(np.linalg.norm(system.gravity))
+    assert np.abs(ds.body_acceleration.values[0]).max() < 1e-9 * g
+    assert np.abs(ds.body_angular_acceleration.values[0]).max() < 1e-9
+    assert np.abs(ds.body_velocity.values[0]).max() == 0.0
+    for name in ("line1", "line2", "line3"):
+        prm = system.forces[name].params
+        p, _ = node_motion(ds, system, system.forces[name].nodes[0].path)
+        anchor = np.asarray(prm["anchor"], dtype=float)
+        X = np.linalg.norm(p[:, :2] - anchor[:2], axis=1)
+        h = p[:, 2] - anchor[2]
+        w, L = prm["weight"], prm["length"]
+        H = ds.catenary_line_horizontal_tension.sel(force=name).values
+        laid = ds.catenary_line_laid_length.sel(force=name).values
+        assert (laid > 0).all() and (laid < L).all()  # a grounded part, as designed
+        V = w * (L - laid)
+        np.testing.assert_allclose(laid + H / w * np.arcsinh(V / H), X, rtol=1e-8)
+        np.testing.assert_allclose(H / w * (np.sqrt(1 + (V / H) ** 2) - 1), h, rtol=1e-8)
+        np.testing.assert_allclose(ds.catenary_line_tension.sel(force=name).values,
+                                   np.hypot(H, V), rtol=1e-10)
+
+
 # --- the tests ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("path", CASE_FILES, ids=[p.stem for p in CASE_FILES])

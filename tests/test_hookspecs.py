@@ -20,6 +20,7 @@ from frylinks import hookspecs
 from frylinks.forces import ForceType
 from frylinks.links import LinkType
 from frylinks.registry import Registry
+from frylinks.settings import SettingType
 from frylinks.signals import SignalType
 
 TESTS = Path(__file__).parent
@@ -31,6 +32,7 @@ EXERCISED = {
         "test_registry.py::test_third_party_type_is_registered_with_its_distribution",
     "frylinks_force_types": "test_hookspecs.py::test_type_hooks_return_classes_of_their_kind",
     "frylinks_signal_types": "test_hookspecs.py::test_type_hooks_return_classes_of_their_kind",
+    "frylinks_setting_types": "test_hookspecs.py::test_type_hooks_return_classes_of_their_kind",
     "frylinks_run_started": "test_registry.py::test_observers_are_called_once_per_output_sample",
     "frylinks_step_completed":
         "test_registry.py::test_observers_are_called_once_per_output_sample",
@@ -85,7 +87,8 @@ def test_hooks_are_known_to_the_plugin_manager() -> None:
 
 @pytest.mark.parametrize("hook, base", [("frylinks_link_types", LinkType),
                                         ("frylinks_force_types", ForceType),
-                                        ("frylinks_signal_types", SignalType)])
+                                        ("frylinks_signal_types", SignalType),
+                                        ("frylinks_setting_types", SettingType)])
 def test_type_hooks_return_classes_of_their_kind(hook: str, base: type) -> None:
     """Calling a type hook (keywords only, no arguments) through pluggy returns, per
     implementing plugin, a list of subclasses of the kind's base class."""

@@ -80,8 +80,12 @@ def test_every_registered_type_is_described(schema: dict[str, Any], registry: Re
     defs = schema["$defs"]
     for info in registry.all():
         d = defs[f"{info.kind}.{info.name}"]
-        assert d["properties"]["type"] == {"const": info.name,
-                                           "description": f"the {info.kind} type"}
+        if info.kind == "setting":  # a top-level section of the case, without 'type'
+            assert "type" not in d["properties"]
+            assert {"$ref": f"#/$defs/setting.{info.name}"} in schema["properties"][info.name]["anyOf"]
+        else:
+            assert d["properties"]["type"] == {"const": info.name,
+                                               "description": f"the {info.kind} type"}
         assert d["additionalProperties"] is False
         for name, p in info.cls.parameters.items():
             if p.kind == "callable":
@@ -94,8 +98,9 @@ def test_every_registered_type_is_described(schema: dict[str, Any], registry: Re
             assert (name in d["required"]) == p.required
             if not p.required and p.default is not None:
                 assert prop["default"] == plain(p.default)
-        assert set(defs[info.kind]["properties"]["type"]["enum"]) == set(registry.names(
-            info.kind))
+        if info.kind != "setting":
+            assert set(defs[info.kind]["properties"]["type"]["enum"]) == set(registry.names(
+                info.kind))
 
 
 def test_link_keys_and_spring_damper_forms(schema: dict[str, Any]) -> None:
@@ -113,7 +118,8 @@ def test_type_examples_validate(registry: Registry, validator: Draft202012Valida
     (examples with a Python callable are for the Python API only; a type that declares
     none is checked with its defaults when it has no required parameter)."""
     base = yaml.load(BASE, Loader=CaseLoader)
-    ends = {"node": "buoy.pto", "body": "buoy", "master": "ground.seabed", "slave": "buoy.pto"}
+    ends = {"node": "buoy.pto", "body": "buoy", "master": "ground.seabed", "slave": "buoy.pto",
+            "fairlead": "buoy.pto"}
     checked = 0
     for info in registry.all():
         examples = getattr(info.cls, "examples", None)
@@ -124,11 +130,14 @@ def test_type_examples_validate(registry: Registry, validator: Draft202012Valida
         for i, example in enumerate(examples):
             if any(callable(v) for v in example.values()):
                 continue
-            entry = {"type": info.name, **plain(example)}
+            entry: dict[str, Any] = {"type": info.name, **plain(example)}
             case = copy.deepcopy(base)
             if info.kind == "link":
                 case["links"] = {"l": {"master": "ground.seabed", "slave": "buoy.pto",
                                        **entry}}
+            elif info.kind == "setting":
+                case[info.name] = plain(example)
+                entry = {}
             elif info.kind == "force":
                 case["forces"] = {"f": {**{a: ends[a] for a in info.cls.attachments},
                                         **entry}}

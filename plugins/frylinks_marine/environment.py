@@ -153,6 +153,14 @@ class Environment(SettingType):
     outputs = {"environment_wave_elevation": Output("m", "wave elevation at the probe",
                                                     ("wave_probe",))}
     dimensions = ("wave_probe",)
+    examples = [
+        {"depth": 30.0, "waves": {"type": "regular", "height": 2.0, "period": 8.0,
+                                  "heading_deg": 30.0, "ramp": 10.0},
+         "current": {"speed": 0.5, "heading_deg": 90.0},
+         "wave_probes": {"a": [0.0, 0.0], "b": [25.0, -3.0]}},
+        {"waves": {"type": "irregular", "spectrum": "pierson_moskowitz", "hs": 3.0, "tp": 9.0,
+                   "nb_frequencies": 50, "seed": 2}, "wave_probes": {"p": [1.0, 2.0]}},
+    ]
     description = "water density and depth, regular or irregular waves, uniform current"
 
     @classmethod
