@@ -99,7 +99,7 @@ def test_marine_guide_covers_every_marine_type_and_environment_key() -> None:
             assert anchor in guide, info.name
             section = guide.split(anchor, 1)[1].split("\n## ", 1)[0]
             assert f"`{info.name}`" in section.split("\n", 1)[0], info.name
-            for name, p in info.cls.parameters.items():
+            for name in info.cls.parameters:
                 assert f"| `{name}` |" in section, f"{info.name}.{name}"
     for kind, params in WAVES.items():
         if kind != "still":

@@ -58,7 +58,7 @@ def test_environment_errors_name_the_key(tmp_path: Path, waves: str, key: str,
 
 def test_unknown_setting_and_bad_dataset_in_python() -> None:
     s = frylinks.System()
-    with pytest.raises(ModelError, match="unknown setting 'enviroment'.*environment"):
+    with pytest.raises(ModelError, match=r"unknown setting 'enviroment'.*environment"):
         s.configure("enviroment", depth=10)
     s.add_body("b", mass=1.0, inertia=[1, 1, 1])
     with pytest.raises(ModelError, match="no file") as err:
@@ -100,7 +100,7 @@ def test_initial_equilibrium_from_a_case(tmp_path: Path) -> None:
 def test_no_equilibrium_is_a_clear_error(tmp_path: Path) -> None:
     s = frylinks.System()
     s.add_body("b", mass=1.0, inertia=[1, 1, 1])
-    with pytest.raises(frylinks.FrylinksError, match="no static equilibrium.*'b'"):
+    with pytest.raises(frylinks.FrylinksError, match=r"no static equilibrium.*'b'"):
         s.run(t_end=0.1, dt=0.05, initial_equilibrium=True)
 
 

@@ -82,7 +82,8 @@ def test_every_registered_type_is_described(schema: dict[str, Any], registry: Re
         d = defs[f"{info.kind}.{info.name}"]
         if info.kind == "setting":  # a top-level section of the case, without 'type'
             assert "type" not in d["properties"]
-            assert {"$ref": f"#/$defs/setting.{info.name}"} in schema["properties"][info.name]["anyOf"]
+            ref = {"$ref": f"#/$defs/setting.{info.name}"}
+            assert ref in schema["properties"][info.name]["anyOf"]
         else:
             assert d["properties"]["type"] == {"const": info.name,
                                                "description": f"the {info.kind} type"}
