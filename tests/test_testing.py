@@ -194,7 +194,7 @@ def test_link_declarations_are_checked() -> None:
     no_description = type("NoDescription", (Hinge,), {"description": ""})
     with pytest.raises(AssertionError, match="one-line `description`"):
         testing.check_declarations(no_description)
-    with pytest.raises(AssertionError, match="not a link, force or signal type"):
+    with pytest.raises(AssertionError, match="not a link, force, signal or setting type"):
         testing.check_declarations(dict)
 
 
