@@ -84,13 +84,10 @@ def _density_ratio(ctx: ForceContext, db: HydroDatabase) -> float:
     return 1.0 if env is None else float(env.rho) / float(db.rho)
 
 
-class WaveExcitation(ForceType):
-    """Linear wave excitation from a Capytaine dataset, in the environment's waves."""
+class DatasetForce(ForceType):
+    """Base of forces on a body from a Capytaine dataset (``hydrodynamics``)."""
 
-    name = "wave_excitation"
     attachments = ("body",)
-    parameters = {"body": BODY, "hydrodynamics": HYDRO}
-    description = "linear wave excitation force from a Capytaine dataset"
     examples = [{"hydrodynamics": EXAMPLE_DATA}]
 
     @classmethod
@@ -100,6 +97,17 @@ class WaveExcitation(ForceType):
     def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
         super().__init__(instances, signal_specs)
         self._dbs = [load_database(p["hydrodynamics"]) for p in instances]
+
+
+class WaveExcitation(DatasetForce):
+    """Linear wave excitation from a Capytaine dataset, in the environment's waves."""
+
+    name = "wave_excitation"
+    parameters = {"body": BODY, "hydrodynamics": HYDRO}
+    description = "linear wave excitation force from a Capytaine dataset"
+
+    def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
+        super().__init__(instances, signal_specs)
         self.amplitude = np.zeros((self.nb_forces, 0, 6), dtype=complex)
         self.omega = np.zeros(0)
         self._waves: Any = None
@@ -138,11 +146,10 @@ class WaveExcitation(ForceType):
         return _wrench(gen)
 
 
-class Radiation(ForceType):
+class Radiation(DatasetForce):
     """Cummins radiation force: infinite-frequency added mass and the memory convolution."""
 
     name = "radiation"
-    attachments = ("body",)
     parameters = {
         "body": BODY,
         "hydrodynamics": HYDRO,
@@ -152,15 +159,9 @@ class Radiation(ForceType):
     outputs = {"radiation_memory_force": Output(
         "N or N m", "convolution (memory) part of the radiation force on the DOFs", ("dof",))}
     description = "Cummins radiation force (A_inf + state-space convolution) from Capytaine"
-    examples = [{"hydrodynamics": EXAMPLE_DATA}]
-
-    @classmethod
-    def validate(cls, params: Mapping[str, Any]) -> None:
-        load_database(params["hydrodynamics"])
 
     def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
         super().__init__(instances, signal_specs)
-        self._dbs = [load_database(p["hydrodynamics"]) for p in instances]
         systems = []
         for p in instances:
             path = _path(p["hydrodynamics"])
