@@ -53,7 +53,10 @@ def matrix6(value: Any, path: str = "") -> Array:
         return out
     try:
         arr = np.array(value, dtype=float)
-    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond floats
+    except OverflowError:  # an integer beyond the float range
+        raise ModelError(f"numbers are accepted up to {MAX_MAGNITUDE:g} in magnitude",
+                         path) from None
+    except (TypeError, ValueError):
         arr = None
     if arr is None or arr.shape != (6, 6):
         raise ModelError(f"expected per-DOF values ({', '.join(DOF_NAMES)}: number) or a 6x6 "
@@ -70,7 +73,10 @@ def vector6(value: Any, path: str = "") -> Array:
         return np.diag(matrix6(value, path)).copy()
     try:
         arr = np.array(value, dtype=float)
-    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond floats
+    except OverflowError:  # an integer beyond the float range
+        raise ModelError(f"numbers are accepted up to {MAX_MAGNITUDE:g} in magnitude",
+                         path) from None
+    except (TypeError, ValueError):
         arr = None
     if arr is None or arr.shape != (6,) or not (np.abs(arr) <= MAX_MAGNITUDE).all():
         raise ModelError(f"expected per-DOF values ({', '.join(DOF_NAMES)}: number) or 6 "
