@@ -51,26 +51,18 @@ def matrix6(value: Any, path: str = "") -> Array:
             i = DOF_NAMES.index(key)
             out[i, i] = x
         return out
-    try:
-        arr = np.array(value, dtype=float)
-    except OverflowError:  # an integer beyond the float range
-        raise ModelError(f"numbers are accepted up to {MAX_MAGNITUDE:g} in magnitude",
-                         path) from None
-    except (TypeError, ValueError):
-        arr = None
-    if arr is None or arr.shape != (6, 6):
-        raise ModelError(f"expected per-DOF values ({', '.join(DOF_NAMES)}: number) or a 6x6 "
-                         f"matrix (6 rows of 6 numbers), got {shown(value)}", path)
-    if not (np.abs(arr) <= MAX_MAGNITUDE).all():
-        raise ModelError(f"a 6x6 matrix must hold finite numbers up to {MAX_MAGNITUDE:g} in "
-                         "magnitude", path)
-    return arr
+    return _array(value, (6, 6), path, "a 6x6 matrix (6 rows of 6 numbers)")
 
 
 def vector6(value: Any, path: str = "") -> Array:
     """A 6-vector from per-DOF values (missing ones 0) or a list of 6 numbers."""
     if isinstance(value, dict):
         return np.diag(matrix6(value, path)).copy()
+    return _array(value, (6,), path, "6 numbers")
+
+
+def _array(value: Any, shape: tuple[int, ...], path: str, what: str) -> Array:
+    """``value`` as a float array of ``shape`` with numbers up to MAX_MAGNITUDE."""
     try:
         arr = np.array(value, dtype=float)
     except OverflowError:  # an integer beyond the float range
@@ -78,9 +70,12 @@ def vector6(value: Any, path: str = "") -> Array:
                          path) from None
     except (TypeError, ValueError):
         arr = None
-    if arr is None or arr.shape != (6,) or not (np.abs(arr) <= MAX_MAGNITUDE).all():
-        raise ModelError(f"expected per-DOF values ({', '.join(DOF_NAMES)}: number) or 6 "
-                         f"numbers, got {shown(value)}", path)
+    if arr is None or arr.shape != shape:
+        raise ModelError(f"expected per-DOF values ({', '.join(DOF_NAMES)}: number) or "
+                         f"{what}, got {shown(value)}", path)
+    if not (np.abs(arr) <= MAX_MAGNITUDE).all():
+        raise ModelError(f"expected {what}, finite and up to {MAX_MAGNITUDE:g} in magnitude, "
+                         f"got {shown(value)}", path)
     return arr
 
 

@@ -25,16 +25,14 @@ solution, which is the type's ``memory``.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from frylinks.errors import ModelError
 from frylinks.forces import ForceContext, ForceType, Output
 from frylinks.kinematics import NodeFrames
-from frylinks.params import MAX_MAGNITUDE, Param
+from frylinks.params import Param
 from frylinks.signals import SignalSpec
 
 from . import catenary, dofs
@@ -49,27 +47,14 @@ def _matrix(value: Any, path: str) -> Array:
     """A 6x6 coefficient matrix (zeros for None)."""
     if value is None:
         return np.zeros((6, 6))
-    with _huge_is_an_error(path):
-        return dofs.matrix6(value, path)
+    return dofs.matrix6(value, path)
 
 
 def _vector(value: Any, path: str) -> Array:
     """A 6-vector (zeros for None)."""
     if value is None:
         return np.zeros(6)
-    with _huge_is_an_error(path):
-        return dofs.vector6(value, path)
-
-
-@contextmanager
-def _huge_is_an_error(path: str) -> Iterator[None]:
-    """A whole number beyond the float range (YAML reads 1 and 400 zeros) makes numpy
-    raise OverflowError in the 6x6 parsers: report it as the input error it is."""
-    try:
-        yield
-    except OverflowError:
-        raise ModelError(f"numbers are accepted up to {MAX_MAGNITUDE:g} in magnitude",
-                         path) from None
+    return dofs.vector6(value, path)
 
 
 class MooringMatrix(ForceType):
