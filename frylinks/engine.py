@@ -29,6 +29,7 @@ from .forces import ForceContext, ForceType
 from .kinematics import BodyStates, NodeFrames, NodeSet, Relative, node_frames, relative
 from .linalg import ConstraintSolver
 from .links import DOFS, LinkContext, LinkType
+from .params import parse_params
 from .registry import Registry, TypeInfo
 from .rotations import cross, quat_multiply, quat_to_matrix, rotvec_to_quat, skew
 from .signals import SignalBank, SignalSpec
@@ -247,8 +248,6 @@ def assemble(system: System) -> Model:
 def _settings(system: System) -> dict[str, Any]:
     """One object per registered setting type: from the system's parameters, or from
     the defaults when the system does not configure it (and they are all optional)."""
-    from .params import parse_params
-
     out: dict[str, Any] = {}
     for name in system.registry.names("setting"):
         cls = system.registry.types["setting"][name].cls
@@ -271,8 +270,8 @@ def _prepare_forces(model: Model) -> None:
     added = np.zeros((nb + 1, 6, 6))
     start = 0
     z0: list[Array] = []
+    mass = np.append(model.mass, 0.0)  # ground last
     for fblk in model.force_blocks:
-        mass = np.append(model.mass, 0.0)
         ctx.masses = [mass[att.body] for att in fblk.attachments]
         fblk.kind.prepare([node_frames(b, att) for att in fblk.attachments], ctx)
         fblk.added = fblk.kind.added_mass()
@@ -613,14 +612,15 @@ def force_outputs(model: Model, ev: Evaluation) -> dict[str, Array]:
     nf = len(model.force_names)
     force = np.zeros((nf, 3))
     torque = np.zeros((nf, 3))
-    for blk, (fo, to) in zip(model.force_blocks, ev.force_wrench, strict=True):
+    for blk, (fo, to), frames in zip(model.force_blocks, ev.force_wrench, ev.force_frames,
+                                     strict=True):
         force[blk.index] = fo[:, 0]
         torque[blk.index] = to[:, 0]
         if blk.added is not None:
             # the added-mass force -A u' sits in the mass matrix; report it here, its
             # torque (about the COG) moved to the attachment node like the others
             inertial = -np.einsum("nij,nj->ni", blk.added, ev.udot[blk.attachments[0].body])
-            r = ev.force_frames[model.force_blocks.index(blk)][0].r
+            r = frames[0].r
             force[blk.index] += inertial[:, :3]
             torque[blk.index] += inertial[:, 3:] - cross(r, inertial[:, :3])
     return {"force_force": force, "force_torque": torque}

@@ -17,6 +17,7 @@ import math
 import numpy as np
 import pytest
 from frylinks_marine.bem import EXAMPLE_DATA, load_database
+from scipy.optimize import brentq
 
 import frylinks
 
@@ -188,13 +189,15 @@ def test_static_equilibrium_under_a_constant_load() -> None:
     s.add_force("damping", "linear_damping", body="b", damping={"heave": 1.0e4})
     s.add_force("load", "world_force", node="b.arm", force=list(load))
     ds = s.run(t_end=1.0, dt=0.01, initial_equilibrium=True)
-    # heave: K33 z = F_z; pitch: K55 theta = M_y = (r x F)_y = -x F_z
+    # heave: K33 z = F_z (a vertical force, wherever it acts); pitch: the arm turns with
+    # the body to (5 cos th, 0, -5 sin th), so K55 th = M_y = -5 cos(th) F_z exactly
     z_exact = load[2] / k["heave"]
-    pitch_exact = -5.0 * load[2] / k["pitch"]
+    pitch_exact = brentq(lambda th: k["pitch"] * th + 5.0 * math.cos(th) * load[2], 0.0, 1.0,
+                         xtol=1e-15)
     x = ds.body_position.sel(body="b").values
-    assert x[0, 2] == pytest.approx(z_exact, rel=1e-4)
+    assert x[0, 2] == pytest.approx(z_exact, rel=1e-9)
     q = ds.body_orientation.sel(body="b").values[0]
     theta = 2 * math.atan2(q[2], q[0])
-    assert theta == pytest.approx(pitch_exact, rel=2e-3)
+    assert theta == pytest.approx(pitch_exact, rel=1e-9)
     # it stays there
     assert np.abs(ds.body_velocity.values).max() < 1e-9
