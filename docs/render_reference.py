@@ -127,6 +127,8 @@ def accepts(frag: Mapping[str, Any]) -> str:
         pattern = frag.get("pattern")
         if pattern == NODE_REF:
             return "node reference"
+        if frag.get("x-file"):
+            return "file path (relative to the case file)"
         return "name" if pattern else "text"
     if kind == "array":
         items = frag.get("items", {})

@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -25,14 +26,15 @@ import yaml
 
 from .errors import CaseError, FrylinksError, ModelError
 from .integrators import INTEGRATORS, nb_steps
-from .params import as_float, check_keys, did_you_mean, shown
+from .loadcases import LoadCaseError, Sweep, read_sweep, set_value
+from .params import as_float, check_keys, did_you_mean, relative_to, shown
 from .registry import Registry, TypeInfo
 from .system import Body, System
 
 #: The case-file schema version this frylinks reads.
 SCHEMA_VERSION = 1
 TOP_KEYS = ("frylinks", "name", "description", "gravity", "ground", "bodies", "links",
-            "forces", "solver", "output")
+            "forces", "solver", "output", "sweep")
 GROUND_KEYS = ("nodes",)
 SOLVER_KEYS = ("t_end", "dt", "integrator", "rtol", "atol", "initial_equilibrium")
 OUTPUT_KEYS = ("every",)
@@ -74,13 +76,21 @@ RUN_DEFAULTS = {name: p.default for name, p in inspect.signature(System.run).par
                 if p.default is not p.empty}
 
 
-def load_case(path: str | Path) -> tuple[System, dict[str, Any]]:
+def load_case(path: str | Path, *, text: str | None = None,
+              overrides: Mapping[str, Any] | None = None) -> tuple[System, dict[str, Any]]:
     """Read a YAML case file into a system and the keyword arguments of its run.
 
     Parameters
     ----------
     path
-        The case file. Error messages name it as given here.
+        The case file. Error messages name it as given here; relative file paths in
+        the case (datasets, time series) are read from its directory.
+    text
+        The file's text, if already read (a sweep's worker gets the text, not the file).
+    overrides
+        Key path -> value, set in the case before it is read (one load case of a sweep:
+        ``{"links.pto.spring_damper.damping": 2e5}``). Every value is checked as if the
+        file gave it; an error on it says which swept value caused it.
 
     Returns
     -------
@@ -95,15 +105,35 @@ def load_case(path: str | Path) -> tuple[System, dict[str, Any]]:
     CaseError
         For any mistake in the file, with the file name, key path and what is accepted.
     """
-    return _CaseReader(path).read()
+    read = read_case(path, text=text, overrides=overrides)
+    return read.system, read.solver
+
+
+@dataclass
+class CaseRead:
+    """Everything a case file says: the model, its run's settings, its sweep."""
+
+    system: System
+    solver: dict[str, Any]
+    #: the ``sweep`` section (None if the file has none)
+    sweep: Sweep | None
+
+
+def read_case(path: str | Path, *, text: str | None = None,
+              overrides: Mapping[str, Any] | None = None) -> CaseRead:
+    """:func:`load_case`, with the case's ``sweep`` section as well."""
+    return _CaseReader(path, text, overrides).read()
 
 
 class _CaseReader:
     """One reading of one case file: holds its name and the line of every key path."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, text: str | None = None,
+                 overrides: Mapping[str, Any] | None = None) -> None:
         self.path = Path(path)
         self.file = str(path)
+        self.given_text = text
+        self.overrides = dict(overrides or {})
         self.lines: dict[str, int] = {}
 
     # -- errors --------------------------------------------------------------------------
@@ -111,7 +141,12 @@ class _CaseReader:
     def fail(self, path: str, message: str) -> NoReturn:
         """Raise a :class:`CaseError` at ``path``, with the line of the closest key."""
         line = self._line(path)
-        raise CaseError(self.file, path, f"{message} (line {line})" if line else message)
+        where = [f"line {line}"] if line else []
+        # a swept value is not in the file: say which one the message is about
+        where += [f"swept value {key} = {shown(value)}" for key, value in self.overrides.items()
+                  if _within(path, key)]
+        raise CaseError(self.file, path, f"{message} ({'; '.join(where)})" if where
+                        else message)
 
     def _line(self, path: str) -> int | None:
         return _closest_line(self.lines, path)
@@ -131,7 +166,8 @@ class _CaseReader:
 
     def parse(self) -> tuple[str, Any]:
         try:
-            text = self.path.read_text(encoding="utf-8")
+            text = self.given_text if self.given_text is not None else \
+                self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise CaseError(self.file, "", "no such file") from None
         except (OSError, UnicodeDecodeError) as exc:
@@ -175,13 +211,31 @@ class _CaseReader:
             self.fail(path, f"expected a mapping of {what}, got {shown(value)}")
         return value
 
-    def read(self) -> tuple[System, dict[str, Any]]:
+    def read(self) -> CaseRead:
         text, data = self.parse()
         if data is None:
             self.fail("", "the file is empty; a case starts with 'frylinks: 1'")
         if not isinstance(data, Mapping):
             self.fail("", f"expected a mapping of the keys {', '.join(TOP_KEYS)}, "
                       f"got {shown(data)}")
+        sweep = None
+        if data.get("sweep") is not None:
+            try:
+                sweep = read_sweep(data["sweep"], data)
+            except LoadCaseError as exc:
+                key = str(exc).split(":", 1)[0] if str(exc).startswith("sweep") else "sweep"
+                self.fail(key, str(exc).removeprefix(f"{key}: "))
+        for key, value in self.overrides.items():
+            try:
+                set_value(data, key, value)
+            except LoadCaseError as exc:
+                raise CaseError(self.file, key, str(exc).removeprefix(f"{key}: ")) from None
+        # relative file paths (datasets, time series) are read beside the case file
+        with relative_to(self.path.parent):
+            system, solver = self._model(data, text)
+        return CaseRead(system, solver, sweep)
+
+    def _model(self, data: Mapping[str, Any], text: str) -> tuple[System, dict[str, Any]]:
         registry = Registry()
         settings = tuple(registry.names("setting"))  # plugins' top-level keys
         self.call("", check_keys, data, (*TOP_KEYS, *settings), "")
@@ -371,6 +425,11 @@ def key_line(text: str, path: str) -> int | None:
     if root is None:
         return None
     return _closest_line(_key_lines(root), path)
+
+
+def _within(path: str, key: str) -> bool:
+    """True if key path ``path`` is ``key`` or lies under it."""
+    return path == key or path.startswith((f"{key}.", f"{key}["))
 
 
 def _closest_line(lines: Mapping[str, int], path: str) -> int | None:

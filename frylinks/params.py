@@ -8,11 +8,15 @@ type's input is described once.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import difflib
 import math
+import os
 import reprlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,7 +31,8 @@ class _Required:
 
 REQUIRED: Any = _Required()
 
-KINDS = ("float", "vector", "choice", "signal", "points", "callable", "node", "body", "any")
+KINDS = ("float", "vector", "choice", "signal", "points", "callable", "node", "body", "path",
+         "any")
 
 #: Largest magnitude of an input number. No quantity of a marine model comes near it, and
 #: products of larger ones (a position squared, a stiffness times a displacement) would
@@ -44,7 +49,9 @@ class Param:
     kind
         ``float`` (a number), ``vector`` (3 numbers), ``choice`` (one of ``choices``),
         ``signal`` (a number or a signal mapping), ``points`` (list of ``[t, value]``),
-        ``callable`` (Python API only), ``node``/``body`` (a reference), ``any``.
+        ``callable`` (Python API only), ``node``/``body`` (a reference), ``path`` (a
+        file: a relative path is read from the case file's directory, see
+        :func:`relative_to`), ``any``.
     units
         CF units string (``"N m-1"``); ``"1"`` for dimensionless, ``""`` for references
         and choices.
@@ -78,6 +85,44 @@ class Param:
     @property
     def required(self) -> bool:
         return self.default is REQUIRED
+
+
+#: Directory relative ``path`` parameters are read from while a case file is read
+#: (None: the working directory, as for a Python script).
+_BASE_DIRECTORY: contextvars.ContextVar[Path | None] = contextvars.ContextVar(
+    "frylinks_base_directory", default=None)
+
+
+@contextlib.contextmanager
+def relative_to(directory: str | os.PathLike[str] | None) -> Iterator[None]:
+    """Read relative ``path`` parameters from ``directory`` within the block.
+
+    The case reader reads a case file in this block with the file's directory, so that a
+    case names its data files (hydrodynamic datasets, time series) beside itself and runs
+    from any working directory, and on any machine of a cluster that sees the same files.
+    """
+    token = _BASE_DIRECTORY.set(None if directory is None else Path(directory).resolve())
+    try:
+        yield
+    finally:
+        _BASE_DIRECTORY.reset(token)
+
+
+def as_path(value: Any, where: str) -> Path:
+    """A file path parameter, made absolute: relative to the case file's directory while a
+    case file is read (:func:`relative_to`), else to the working directory.
+
+    Raises
+    ------
+    ModelError
+        If ``value`` is not a non-empty text or path.
+    """
+    if not isinstance(value, str | os.PathLike) or not str(value).strip():
+        raise ModelError(f"expected a file path, got {shown(value)}", where)
+    path = Path(value).expanduser()
+    base = _BASE_DIRECTORY.get()
+    # normpath: messages show '/data/x.nc', not '/cases/../data/x.nc'
+    return path if path.is_absolute() else Path(os.path.normpath((base or Path.cwd()) / path))
 
 
 def did_you_mean(word: Any, known: list[str] | tuple[str, ...]) -> str:
@@ -273,6 +318,8 @@ def _parse_one(p: Param, value: Any, where: str, check_signal: Callable[[Any, st
         if not callable(value):
             raise ModelError(f"expected a Python callable, got {shown(value)}", where)
         return value
+    if p.kind == "path":
+        return as_path(value, where)
     if p.kind in ("node", "body"):
         if not isinstance(value, str) and not hasattr(value, "name"):
             raise ModelError(f"expected a {p.kind} name, got {shown(value)}", where)

@@ -39,6 +39,7 @@ from .case import (
     TOP_KEYS,
 )
 from .integrators import INTEGRATORS
+from .loadcases import MAX_CASES, RANGE_KEYS, SWEEP_KEYS
 from .params import Param
 from .registry import Registry
 from .system import GROUND_NAMES, NAME_RE, SPRING_KEYS
@@ -137,6 +138,9 @@ def param_schema(p: Param) -> dict[str, Any] | None:
         out = {"type": "string", "pattern": NODE_REF}
     elif p.kind == "body":
         out = {"type": "string", "pattern": _NAME}
+    elif p.kind == "path":
+        # x-file: an annotation for the reference page (a file path, not any text)
+        out = {"type": "string", "minLength": 1, "x-file": True}
     else:  # "any": checked by the type itself
         out = {}
     _described(out, p.doc, p.units)
@@ -381,6 +385,25 @@ def case_schema(registry: Registry | None = None) -> dict[str, Any]:
                   "description": "keep one sample every that many steps"},
     }
     ground_props = {"nodes": _named(_ref("node"), "nodes of the ground (world positions)")}
+    value_range = {"type": "object", "additionalProperties": False,
+                   "required": list(RANGE_KEYS),
+                   "properties": _properties(RANGE_KEYS, {
+                       "start": {"type": "number", "description": "first value"},
+                       "stop": {"type": "number", "description": "last value (included)"},
+                       "count": {"type": "integer", "minimum": 1, "maximum": MAX_CASES,
+                                 "description": "number of values"}}, "sweep range"),
+                   "description": "count values from start to stop, both included"}
+    sweep_props = {
+        "set": {"type": "object", "minProperties": 1,
+                "additionalProperties": {"anyOf": [
+                    {"type": "array", "minItems": 1, "description": "the values"},
+                    value_range]},
+                "description": "key path in this case (links.pto.spring_damper.damping) -> "
+                               "its values: a list or {start, stop, count}"},
+        "zip": {"type": "boolean", "default": False,
+                "description": "pair the i-th values of every key instead of taking every "
+                               "combination"},
+    }
     top = {
         "frylinks": {"const": SCHEMA_VERSION,
                      "description": f"case-file schema version ({SCHEMA_VERSION})"},
@@ -403,6 +426,11 @@ def case_schema(registry: Registry | None = None) -> dict[str, Any]:
         "output": _nullable({"type": "object", "additionalProperties": False,
                              "properties": _properties(OUTPUT_KEYS, output_props, "output"),
                              "description": "what the results keep"}),
+        "sweep": _nullable({"type": "object", "additionalProperties": False,
+                            "required": ["set"],
+                            "properties": _properties(SWEEP_KEYS, sweep_props, "sweep"),
+                            "description": "load cases run by 'frylinks sweep' (ignored by "
+                                           "'frylinks run')"}),
     }
     setting_names = reg.names("setting")
     for name in setting_names:

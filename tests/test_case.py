@@ -367,7 +367,7 @@ def test_key_read_as_boolean_has_its_line(tmp_path: Path) -> None:
     path = write(tmp_path, text)
     msg = error_of(path)
     assert msg.endswith(f"True: unknown key True (accepted: bodies, description, environment, "
-                        f"forces, frylinks, gravity, ground, links, name, output, solver) "
+                        f"forces, frylinks, gravity, ground, links, name, output, solver, sweep) "
                         f"(line {len(text.splitlines())})")
 
 

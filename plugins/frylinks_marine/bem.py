@@ -25,7 +25,6 @@ scaled by the environment's water density over the dataset's. Each body radiates
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,7 @@ import numpy as np
 from frylinks.errors import ModelError
 from frylinks.forces import ForceContext, ForceType, Output
 from frylinks.kinematics import NodeFrames
-from frylinks.params import Param, shown
+from frylinks.params import Param, as_path
 
 from .body_forces import BODY, _wrench
 from .dofs import velocity
@@ -47,16 +46,14 @@ Array = np.ndarray
 #: The Capytaine sphere of the IEA OES Task 10 decay test, for the types' examples.
 EXAMPLE_DATA = str(Path(__file__).resolve().parent / "data" / "sphere_capytaine.nc")
 
-HYDRO = Param("any", "", "path of a Capytaine hydrodynamic dataset (netCDF), relative to "
-              "the working directory")
+HYDRO = Param("path", "", "Capytaine hydrodynamic dataset (netCDF): absolute, or relative "
+              "to the case file (to the working directory in Python)")
 
 
 def _path(value: Any) -> Path:
-    if not isinstance(value, str | os.PathLike):
-        raise ModelError(f"expected a file path, got {shown(value)}", "hydrodynamics")
-    path = Path(value)
+    path = as_path(value, "hydrodynamics")
     if not path.is_file():
-        raise ModelError(f"no file '{path}' (from {Path.cwd()})", "hydrodynamics")
+        raise ModelError(f"no file '{path}'", "hydrodynamics")
     return path.resolve()
 
 

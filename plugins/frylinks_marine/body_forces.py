@@ -29,8 +29,9 @@ from .dofs import MATRIX_DOC
 Array = np.ndarray
 
 BODY = Param("body", "", "the body (the force acts at its COG)")
-HYDRO_FILE = Param("any", "", "path of a Capytaine hydrodynamic dataset (netCDF), relative "
-                   "to the working directory", default=None)
+HYDRO_FILE = Param("path", "", "Capytaine hydrodynamic dataset (netCDF): absolute, or "
+                   "relative to the case file (to the working directory in Python)",
+                   default=None)
 
 
 def _wrench(generalised: Array) -> tuple[Array, Array]:

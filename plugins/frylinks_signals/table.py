@@ -6,9 +6,9 @@ long spline can move from the case file to a file without changing the motion.
 
 Files
 -----
-``file`` is a path as given: absolute, or relative to the current working directory
-when the signal is added and when the model is assembled (a case file does not make it
-relative to its own directory). Its format follows its extension:
+``file`` is absolute, or relative to the directory of the case file that names it (to
+the working directory when the signal is added from Python); it is made absolute when
+the signal is added. Its format follows its extension:
 
 * ``.csv``, ``.txt``, ``.dat``: comma-separated columns (or whitespace-separated when no
   line holds a comma), time [s] in the first column. A first line that is not all
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from frylinks.errors import ModelError
-from frylinks.params import Param, shown
+from frylinks.params import Param, as_path, shown
 from frylinks.signals import SignalType
 
 from .interpolation import check_series, evaluate, interpolated
@@ -49,8 +49,8 @@ class Table(SignalType):
 
     name = "table"
     parameters = {
-        "file": Param("any", "", "CSV or netCDF file: absolute or relative to the working "
-                                 "directory"),
+        "file": Param("path", "", "CSV or netCDF file: absolute, or relative to the case "
+                                  "file (to the working directory in Python)"),
         "column": Param("any", "", "CSV value column: header name or 0-based index "
                                    "(time is column 0)", default=1),
         "variable": Param("any", "", "netCDF variable (optional if the file holds one 1-D "
@@ -78,18 +78,15 @@ def read_series(params: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     ModelError
         With the offending parameter (``file``, ``column`` or ``variable``) as path.
     """
-    file = params["file"]
-    if not isinstance(file, str | Path) or not str(file):
-        raise ModelError(f"expected a file path, got {shown(file)}", "file")
-    path = Path(file)
+    path = as_path(params["file"], "file")
+    file = str(path)
     suffix = path.suffix.lower()
     if suffix not in CSV_SUFFIXES + NETCDF_SUFFIXES:
         raise ModelError(f"cannot tell the format of '{file}' from its extension; accepted: "
                          f"{', '.join(CSV_SUFFIXES)} (CSV), {', '.join(NETCDF_SUFFIXES)} "
                          "(netCDF)", "file")
     if not path.is_file():
-        raise ModelError(f"no such file '{file}' (relative paths are read from the working "
-                         f"directory {Path.cwd()})", "file")
+        raise ModelError(f"no such file '{file}'", "file")
     if suffix in CSV_SUFFIXES:
         if params.get("variable") is not None:
             raise ModelError("'variable' is for netCDF files; a CSV file takes 'column'",
