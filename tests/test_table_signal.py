@@ -137,7 +137,7 @@ def test_file_errors(tmp_path: Path) -> None:
         table(file="missing.csv")
     with pytest.raises(ModelError, match=r"^file: cannot tell the format of '.*/a.xlsx'"):
         table(file="a.xlsx")
-    with pytest.raises(ModelError, match=r"^file: expected a file path"):
+    with pytest.raises(ModelError, match=r"^signal.file: expected a file path"):
         table(file=3)
     bad = tmp_path / "bad.nc"
     bad.write_text("not netcdf")
