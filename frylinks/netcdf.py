@@ -28,7 +28,7 @@ import numpy as np
 
 from . import checkpoint as ckpt_io
 from .errors import FrylinksError
-from .results import coordinates, variables
+from .results import Variable, coordinates, variables
 
 if TYPE_CHECKING:
     from .checkpoint import Checkpoint
@@ -75,7 +75,6 @@ class StreamWriter:
     def __init__(self, path: str | Path, model: Model, attrs: Mapping[str, Any],
                  resume: Checkpoint | None = None) -> None:
         self.path = Path(path)
-        self.part = self.path.with_name(self.path.name + ".part")
         self.nb_written = 0
         self._times: list[float] = []
         self._buffer: list[Mapping[str, np.ndarray]] = []
@@ -91,7 +90,7 @@ class StreamWriter:
         if resume is not None:
             kept = _read_records(self.path, ["time", *self._shapes], resume.samples)
         def define(ds: netCDF4.Dataset) -> None:
-            self._define(ds, coords, {**attrs, "status": "running"})
+            define_results(ds, coords, self._variables, {**attrs, "status": "running"})
             if kept:
                 n = len(kept["time"])
                 for name, values in kept.items():
@@ -99,33 +98,9 @@ class StreamWriter:
                 self.nb_written = n
                 ckpt_io.write(ds, resume)  # type: ignore[arg-type]
 
-        self._publish(lambda: netCDF4.Dataset(self.part, "w", format="NETCDF4"), define,
-                      "create")
+        create(self.path, define)
         self._last_flush = time.monotonic()
         self._cost = 0.0  # wall time of the last write [s]
-
-    def _define(self, ds: netCDF4.Dataset, coords: Mapping[str, Any],
-                attrs: Mapping[str, Any]) -> None:
-        ds.setncatts({k: _attribute(v) for k, v in attrs.items()})
-        ds.createDimension("time", None)
-        for dim in coords:  # names of entities, components and settings (wave probes)
-            ds.createDimension(dim, len(coords[dim]))
-            # variable-length strings: what xarray itself writes for a str coordinate
-            var = ds.createVariable(dim, str, (dim,))
-            if len(coords[dim]):
-                var[:] = np.array([str(c) for c in coords[dim]], dtype=object)
-        t = ds.createVariable("time", "f8", ("time",), zlib=True, complevel=4,
-                              chunksizes=(CHUNK_RECORDS,))
-        t.setncatts({"units": "s", "long_name": "time"})
-        for name, meta in self._variables.items():
-            shape = self._shapes[name]
-            record = 8 * max(1, int(np.prod(shape)))
-            chunk_t = int(np.clip(CHUNK_BYTES // record, 1, CHUNK_RECORDS))
-            # a chunk may not be larger than a fixed dimension, nor of length 0
-            chunks = (chunk_t, *(max(1, n) for n in shape))
-            var = ds.createVariable(name, "f8", meta.dims, zlib=True, complevel=4,
-                                    chunksizes=chunks)
-            var.setncatts({"units": meta.units, "long_name": meta.long_name})
 
     def append(self, t: float, sample: Mapping[str, np.ndarray]) -> None:
         """Add the record of time ``t``.
@@ -199,32 +174,7 @@ class StreamWriter:
         self._cost = self._last_flush - start
 
     def _replace(self, write: Callable[[netCDF4.Dataset], None]) -> None:
-        """Copy the file, ``write`` into the copy, and put the copy in its place."""
-
-        def copy() -> netCDF4.Dataset:
-            shutil.copyfile(self.path, self.part)
-            return netCDF4.Dataset(self.part, "a")
-
-        self._publish(copy, write, "write")
-
-    def _publish(self, open_part: Callable[[], netCDF4.Dataset],
-                 write: Callable[[netCDF4.Dataset], None], verb: str) -> None:
-        """Open the ``.part`` file, ``write`` into it, close it and move it over the file;
-        on any failure the ``.part`` file is removed and the file is left as it was."""
-        try:
-            ds = open_part()
-        except OSError as exc:
-            self.part.unlink(missing_ok=True)
-            raise FrylinksError(f"cannot {verb} the results file '{self.path}': {exc}"
-                                ) from exc
-        try:
-            write(ds)
-        except BaseException:
-            ds.close()
-            self.part.unlink(missing_ok=True)
-            raise
-        ds.close()
-        os.replace(self.part, self.path)
+        replace(self.path, write)
 
     def close(self, status: str) -> None:
         """Write every buffered record, set the global attribute ``status`` and finish.
@@ -238,6 +188,101 @@ class StreamWriter:
             return
         self.flush(status, everything=True)
         self._closed = True
+
+
+def define_results(ds: netCDF4.Dataset, coords: Mapping[str, Any], variables: Mapping[str, Variable],
+           attrs: Mapping[str, Any], *, nb_times: int | None = None,
+           nb_cases: int | None = None) -> None:
+    """Create the dimensions, coordinates and variables of a results file.
+
+    Parameters
+    ----------
+    ds
+        The file, open for writing.
+    coords
+        Name coordinates (``body``, ``link``, ``xyz``, ...: dimension -> labels).
+    variables
+        The result variables (:func:`frylinks.results.variables`).
+    attrs
+        Global attributes.
+    nb_times
+        Length of ``time``; None makes it unlimited (a run appends records).
+    nb_cases
+        Length of a leading ``case`` dimension of every variable (a sweep), or None.
+
+    Notes
+    -----
+    Variables are zlib-compressed (level 4) and chunked along ``time`` (one case per
+    chunk), with their ``units`` and ``long_name``.
+    """
+    ds.setncatts({k: _attribute(v) for k, v in attrs.items()})
+    ds.createDimension("time", nb_times)
+    lead: tuple[str, ...] = ()
+    if nb_cases is not None:
+        ds.createDimension("case", nb_cases)
+        lead = ("case",)
+    for dim in coords:  # names of entities, components and settings (wave probes)
+        ds.createDimension(dim, len(coords[dim]))
+        # variable-length strings: what xarray itself writes for a str coordinate
+        var = ds.createVariable(dim, str, (dim,))
+        if len(coords[dim]):
+            var[:] = np.array([str(c) for c in coords[dim]], dtype=object)
+    t = ds.createVariable("time", "f8", ("time",), zlib=True, complevel=4,
+                          chunksizes=(max(1, min(CHUNK_RECORDS, nb_times or CHUNK_RECORDS)),))
+    t.setncatts({"units": "s", "long_name": "time"})
+    for name, meta in variables.items():
+        shape = tuple(len(coords[d]) for d in meta.dims[1:])
+        record = 8 * max(1, int(np.prod(shape)))
+        chunk_t = int(np.clip(CHUNK_BYTES // record, 1, CHUNK_RECORDS))
+        if nb_times is not None:
+            chunk_t = max(1, min(chunk_t, nb_times))
+        # a chunk may not be larger than a fixed dimension, nor of length 0
+        chunks = (*(1 for _ in lead), chunk_t, *(max(1, n) for n in shape))
+        var = ds.createVariable(name, "f8", (*lead, *meta.dims), zlib=True, complevel=4,
+                                chunksizes=chunks, fill_value=np.nan if lead else None)
+        var.setncatts({"units": meta.units, "long_name": meta.long_name})
+
+
+def _part(path: Path) -> Path:
+    return path.with_name(path.name + ".part")
+
+
+def create(path: Path, define: Callable[[netCDF4.Dataset], None]) -> None:
+    """Create the netCDF4 file ``path`` atomically: ``define`` writes it as ``path.part``,
+    which then replaces ``path``."""
+    _publish(path, lambda: netCDF4.Dataset(_part(path), "w", format="NETCDF4"), define,
+             "create")
+
+
+def replace(path: Path, write: Callable[[netCDF4.Dataset], None]) -> None:
+    """Change the netCDF4 file ``path`` atomically: copy it, ``write`` into the copy, and
+    put the copy in its place."""
+
+    def copy() -> netCDF4.Dataset:
+        shutil.copyfile(path, _part(path))
+        return netCDF4.Dataset(_part(path), "a")
+
+    _publish(path, copy, write, "write")
+
+
+def _publish(path: Path, open_part: Callable[[], netCDF4.Dataset],
+             write: Callable[[netCDF4.Dataset], None], verb: str) -> None:
+    """Open the ``.part`` file, ``write`` into it, close it and move it over ``path``; on
+    any failure the ``.part`` file is removed and ``path`` is left as it was."""
+    part = _part(path)
+    try:
+        ds = open_part()
+    except OSError as exc:
+        part.unlink(missing_ok=True)
+        raise FrylinksError(f"cannot {verb} the results file '{path}': {exc}") from exc
+    try:
+        write(ds)
+    except BaseException:
+        ds.close()
+        part.unlink(missing_ok=True)
+        raise
+    ds.close()
+    os.replace(part, path)
 
 
 def _read_records(path: Path, names: list[str], n: int) -> dict[str, np.ndarray]:
@@ -266,4 +311,4 @@ def _attribute(value: Any) -> Any:
     return "" if value is None else str(value)
 
 
-__all__ = ["StreamWriter"]
+__all__ = ["StreamWriter", "create", "define_results", "replace"]

@@ -146,7 +146,7 @@ def test_records_reach_the_file_while_the_run_goes(tmp_path: Path,
     assert after.sizes["time"] == 12
     assert after.attrs["status"] == "interrupted at t=0.11"
     np.testing.assert_allclose(after.time, 0.01 * np.arange(12))
-    assert not writer.part.exists()
+    assert not writer.path.with_name(writer.path.name + ".part").exists()
 
 
 def test_records_wait_for_the_flush_interval(tmp_path: Path) -> None:
