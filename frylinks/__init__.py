@@ -7,8 +7,9 @@ The public API mirrors the case file: :class:`System` with ``add_body``,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
@@ -28,8 +29,8 @@ def load_case(path: str) -> System:
 
 
 def run(path: str | Path, output: str | Path | None = None, *, t_end: float | None = None,
-        dt: float | None = None, resume: bool = False, progress: bool = False
-        ) -> xr.Dataset:
+        dt: float | None = None, resume: bool = False, progress: bool = False,
+        overrides: Mapping[str, Any] | None = None) -> xr.Dataset:
     """Load and run a case file.
 
     Parameters
@@ -45,6 +46,9 @@ def run(path: str | Path, output: str | Path | None = None, *, t_end: float | No
         (see :func:`frylinks.runner.run_system`).
     progress
         Show a progress bar (rate and ETA) on a terminal.
+    overrides
+        Key path -> value set in the case before it is read: one load case of a sweep,
+        ``{"links.pto.spring_damper.damping": 2e5}``.
 
     Returns
     -------
@@ -61,7 +65,7 @@ def run(path: str | Path, output: str | Path | None = None, *, t_end: float | No
     from .case import load_case as _load
     from .runner import run_system
 
-    system, solver = _load(path)
+    system, solver = _load(path, overrides=overrides)
     given = {k: v for k, v in (("t_end", t_end), ("dt", dt)) if v is not None}
     try:
         return run_system(system, output=output, progress=progress, resume=resume,
@@ -70,5 +74,23 @@ def run(path: str | Path, output: str | Path | None = None, *, t_end: float | No
         raise case_error(path, system.case_text, exc, given) from None
 
 
+def sweep(case: str | Path, values: Mapping[str, Any] | None = None,
+          output: str | Path | None = None, **options: Any) -> xr.Dataset:
+    """Run the load cases of a case file on a dask cluster (``frylinks sweep``).
+
+    ``values`` maps key paths of the case (``"links.pto.spring_damper.damping"``) to
+    their values: a list or a range ``"start:stop:count"``. See
+    :func:`frylinks.sweeps.sweep` for the options (``zip``, ``scheduler``, ``workers``,
+    ``resume``, ``progress``, ``t_end``, ``dt``) and the Dataset returned.
+
+    A script that calls it must guard its top level with ``if __name__ ==
+    "__main__":``: the LocalCluster's worker processes import the script again.
+    """
+    from .sweeps import sweep as _sweep
+
+    return _sweep(case, values, output, **options)
+
+
 __all__ = ["Body", "CaseError", "FrylinksError", "ModelError", "Node", "PluginError",
-           "SimulationError", "System", "__version__", "hookimpl", "load_case", "run"]
+           "SimulationError", "System", "__version__", "hookimpl", "load_case", "run",
+           "sweep"]

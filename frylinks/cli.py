@@ -1,5 +1,5 @@
-"""The ``frylinks`` command (DESIGN §5): ``run``, ``check``, ``plugins``, ``schema``,
-``info`` and ``plot``.
+"""The ``frylinks`` command (DESIGN §5): ``run``, ``sweep``, ``check``, ``plugins``,
+``schema``, ``info`` and ``plot``.
 
 Exit codes: 0 success; 1 a run that did not complete (diverged, interrupted); 2 a
 mistake in the input (case file, plugin, command line), reported on one line as
@@ -15,10 +15,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 from . import __version__
 from .errors import FrylinksError
 
 PROG = "frylinks"
+#: Cases not completed listed after a sweep.
+MAX_LISTED_CASES = 10
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -75,6 +79,42 @@ def _parser() -> argparse.ArgumentParser:
                           "result equals an uninterrupted run")
     run.set_defaults(func=_run)
 
+    sweep = sub.add_parser(
+        "sweep", help="run load cases of a case file on a dask cluster",
+        description="Run load cases of a case file on dask.distributed (a LocalCluster of "
+                    "one worker per core by default, or a running scheduler) and write one "
+                    "results file with a 'case' dimension, the swept values as its "
+                    "coordinates and each case's status. Cases are written as they finish; "
+                    "a case that fails or diverges is recorded with its message.",
+        epilog="example: frylinks sweep cases/point_absorber.yaml "
+               "--set links.pto.spring_damper.damping=1e5:4e5:4 "
+               "--set environment.waves.tp=6,8,10,12 -o matrix.nc")
+    sweep.add_argument("case", metavar="CASE", help="YAML case file (the base case)")
+    sweep.add_argument("--set", metavar="KEY=VALUES", action="append", default=[],
+                       dest="values",
+                       help="a key path of the case and its values: start:stop:count (both "
+                            "ends included), a list 1e5,2e5,4e5, or [[0,0,1],[0,0,2]]; "
+                            "repeat for more keys (added to the case's 'sweep' section)")
+    sweep.add_argument("--zip", action="store_true", default=None,
+                       help="pair the i-th values of every key instead of taking every "
+                            "combination")
+    sweep.add_argument("--scheduler", metavar="ADDRESS",
+                       help="address of a running dask scheduler (tcp://host:8786); "
+                            "default: a LocalCluster on this machine")
+    sweep.add_argument("--workers", type=_count, metavar="N",
+                       help="worker processes of the LocalCluster (default: one per core)")
+    sweep.add_argument("-o", "--output", metavar="OUT.nc",
+                       help="results file (default: the case file's name with _sweep.nc, "
+                            "beside it)")
+    sweep.add_argument("--t-end", type=_seconds, metavar="SECONDS",
+                       help="end time of every case, in place of solver.t_end [s]")
+    sweep.add_argument("--dt", type=_seconds, metavar="SECONDS",
+                       help="time step of every case, in place of solver.dt [s]")
+    sweep.add_argument("--resume", metavar="OUT.nc",
+                       help="run only the cases still pending in OUT.nc (an interrupted or "
+                            "killed sweep), keeping those it holds")
+    sweep.set_defaults(func=_sweep)
+
     check = sub.add_parser("check", help="check a case file without running it",
                            description="Load a case file, assemble its model and bring its "
                                        "initial state onto the links, without running it.")
@@ -128,6 +168,52 @@ def _seconds(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
     return value
+
+
+def _count(text: str) -> int:
+    """A whole number >= 1 (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from .sweeps import summary, sweep
+
+    if args.resume and args.output and Path(args.output) != Path(args.resume):
+        raise FrylinksError("--resume names the results file to continue: give it alone, "
+                            "without a different -o")
+    values: dict[str, str] = {}
+    for item in args.values:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip() or not text.strip():
+            raise FrylinksError(f"--set {item!r}: expected KEY=VALUES, e.g. "
+                                "links.pto.spring_damper.damping=1e5:4e5:4")
+        values[key.strip()] = text.strip()
+    case = Path(args.case)
+    output = Path(args.resume or args.output or case.with_name(f"{case.stem}_sweep.nc"))
+    start = time.perf_counter()
+    results = sweep(case, values, output, zip=args.zip, scheduler=args.scheduler,
+                    workers=args.workers, resume=bool(args.resume), progress=True,
+                    t_end=args.t_end, dt=args.dt)
+    wall = time.perf_counter() - start
+    status = str(results.attrs.get("status", "unknown"))
+    print(f"{status}: {summary(results)} in {wall:.1f} s -> {output}")
+    shown = 0
+    for i, case_status in enumerate(np.asarray(results["status"].values)):
+        if str(case_status) not in ("completed", "pending"):
+            shown += 1
+            if shown > MAX_LISTED_CASES:
+                print("  ... ('frylinks info' lists them all)")
+                break
+            print(f"  case {i}: {case_status}")
+    everything = status == "completed" and \
+        all(str(s) == "completed" for s in results["status"].values)
+    return 0 if everything else 1
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ given as a list or as an inclusive range (``start:stop:count`` on the command li
 ``{start, stop, count}`` in a case file's ``sweep`` section), and the keys are
 combined as a Cartesian product (the last key varying fastest) or paired (``zip``).
 
-This module knows nothing of runs or clusters (see :mod:`frylinks.sweep`): the case
+This module knows nothing of runs or clusters (see :mod:`frylinks.sweeps`): the case
 reader uses it to check a ``sweep`` section and to apply one case's values.
 """
 
@@ -186,8 +186,11 @@ def parse_values(text: str) -> list[Any]:
 
     text = text.strip()
     parts = text.split(":")
-    if len(parts) == 3 and not text.startswith("["):
+    # YAML 1.1 would read 1:2 as the sexagesimal 62: a colon outside a list is a range
+    if len(parts) > 1 and not text.startswith("["):
         try:
+            if len(parts) != 3:
+                raise ValueError
             start, stop = float(parts[0]), float(parts[1])
             count = int(parts[2])
         except ValueError:

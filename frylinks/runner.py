@@ -55,19 +55,7 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
     except SimulationError as exc:
         raise ModelError(str(exc), "solver.t_end") from None
     model = assemble(system)
-    attrs = {
-        "title": system.name,
-        "description": system.description,
-        "frylinks_version": __version__,
-        "integrator": integrator,
-        "dt": dt,
-        "output_every": every,
-        "rtol": rtol,
-        "atol": atol,
-        "case": system.case_text,
-        "Conventions": "CF-1.8",
-        "status": "running",
-    }
+    attrs = run_attributes(system, integrator, dt, every, rtol, atol)
     s = (state or model.initial).copy()
     restart: Checkpoint | None = None
     if resume:
@@ -140,6 +128,32 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         with xr.open_dataset(output) as whole:
             return whole.load()
     return to_dataset(model, times, samples, attrs)
+
+
+def run_attributes(system: System, integrator: str, dt: float, every: int, rtol: float,
+                   atol: float) -> dict[str, Any]:
+    """The global attributes of a run's results (DESIGN §4), ``status`` ``running``."""
+    return {
+        "title": system.name,
+        "description": system.description,
+        "frylinks_version": __version__,
+        "integrator": integrator,
+        "dt": dt,
+        "output_every": every,
+        "rtol": rtol,
+        "atol": atol,
+        "case": system.case_text,
+        "Conventions": "CF-1.8",
+        "status": "running",
+    }
+
+
+def sample_times(t_end: float, dt: float, integrator: str = "rk4", every: int = 1
+                 ) -> np.ndarray:
+    """The times [s] of the samples a run from t = 0 keeps (what its integrator yields)."""
+    if integrator == "rk4":
+        return dt * np.arange(0, nb_steps(t_end, dt) + 1, every)
+    return dt * every * np.arange(nb_steps(t_end, dt * every) + 1)
 
 
 def _assemble_initial(model: Model, s: State, warn: bool) -> None:
@@ -243,4 +257,4 @@ def _progress(enabled: bool, total: float, start: float = 0.0) -> Any:
                            "{rate_fmt}]")
 
 
-__all__ = ["Model", "run_system"]
+__all__ = ["Model", "run_attributes", "run_system", "sample_times"]
