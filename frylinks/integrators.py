@@ -23,9 +23,21 @@ INTEGRATORS = ("rk4", "dop853")
 MIN_STEP_FRACTION = 1e-6
 
 
+#: Beyond these a motion has run away, though its numbers are still finite: an explicit
+#: step far above its stability limit grows by orders of magnitude a step, and would
+#: otherwise run to its end and report ``completed`` with positions of 1e182 m.
+MAX_DISTANCE = 1.0e12  # m, seven times the Earth-Sun distance
+MAX_SPEED = 3.0e8      # m s-1, the speed of light
+
+
 def _check(s: State) -> None:
     if not (np.isfinite(s.x).all() and np.isfinite(s.v).all() and np.isfinite(s.w).all()):
         raise SimulationError("non-finite body state")
+    if s.x.size and (np.abs(s.x).max() > MAX_DISTANCE or np.abs(s.v).max() > MAX_SPEED):
+        raise SimulationError(
+            f"the motion runs away (a body {np.abs(s.x).max():.3g} m from the origin at "
+            f"{np.abs(s.v).max():.3g} m/s): the time step is far too large for the "
+            "integrator, or the model is unstable")
 
 
 def nb_steps(t_end: float, dt: float) -> int:

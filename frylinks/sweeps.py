@@ -158,8 +158,8 @@ def sweep(case: str | Path, values: Mapping[str, Any] | None = None,
                                            if v is not None})
     store = _store(plan, output, resume)
     todo = [i for i in range(len(plan.cases)) if store.status[i] == PENDING]
-    status = "completed"
     bar = _progress(progress, len(plan.cases), store.done)
+    why = ""
     try:
         with _sigterm_interrupts():
             if todo:
@@ -167,11 +167,15 @@ def sweep(case: str | Path, values: Mapping[str, Any] | None = None,
                     _run_cases(client, plan, todo, store, bar)
     except KeyboardInterrupt as exc:
         why = f", {exc}" if str(exc) else ""
-        status = f"interrupted ({store.done} of {len(plan.cases)} cases done{why})"
+    except FrylinksError as exc:  # the cluster could not be had: the file says so too
+        why = f": {exc}"
+        raise
     finally:
         if bar is not None:
             bar.close()
-        store.close(status)
+        n = len(plan.cases)
+        store.close("completed" if store.done == n and not why else
+                    f"interrupted ({store.done} of {n} cases done{why})")
     return store.dataset()
 
 
