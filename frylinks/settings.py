@@ -41,6 +41,10 @@ class SettingType:
         Dimensions of the outputs, each with names from :meth:`coordinates`.
     description : str
         One line for ``frylinks plugins`` and the docs.
+    nested_parameters : dict[str, dict[str, Param]]
+        Keys of parameters that are mappings (``waves: {height: ..., period: ...}``),
+        checked by the type itself; declared here, their units reach the coordinates of
+        a sweep over them (``environment.waves.height [m]``).
 
     Parameters
     ----------
@@ -55,6 +59,7 @@ class SettingType:
     outputs: ClassVar[dict[str, Output]] = {}
     dimensions: ClassVar[tuple[str, ...]] = ()
     description: ClassVar[str] = ""
+    nested_parameters: ClassVar[dict[str, dict[str, Param]]] = {}
 
     def __init__(self, params: Mapping[str, Any], gravity: Array) -> None:
         self.params = dict(params)

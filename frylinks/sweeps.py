@@ -258,7 +258,7 @@ def _definition(file: Path, text: str, from_file: Sweep | None,
 
 def _units(system: Any, keys: Any) -> dict[str, str]:
     """Units of swept parameters declared by their type (``links.X.P``, ``forces.X.P``,
-    ``SETTING.P``), where the key path leads to one."""
+    ``SETTING.P``, ``SETTING.P.Q``), where the key path leads to one."""
     out: dict[str, str] = {}
     reg = system.registry
     for key in keys:
@@ -269,8 +269,10 @@ def _units(system: Any, keys: Any) -> dict[str, str]:
             element = table.get(parts[1])
             info = reg.get(parts[0][:-1], element.type) if element is not None else None
             param = info.cls.parameters.get(parts[2]) if info is not None else None
-        elif len(parts) == 2 and reg.get("setting", parts[0]) is not None:
-            param = reg.get("setting", parts[0]).cls.parameters.get(parts[1])
+        elif len(parts) in (2, 3) and reg.get("setting", parts[0]) is not None:
+            cls = reg.get("setting", parts[0]).cls
+            param = cls.parameters.get(parts[1]) if len(parts) == 2 else \
+                cls.nested_parameters.get(parts[1], {}).get(parts[2])
         elif key in ("solver.t_end", "solver.dt"):
             out[key] = "s"
         if param is not None and param.units and param.units != "1":

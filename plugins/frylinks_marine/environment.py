@@ -153,6 +153,8 @@ class Environment(SettingType):
     outputs = {"environment_wave_elevation": Output("m", "wave elevation at the probe",
                                                     ("wave_probe",))}
     dimensions = ("wave_probe",)
+    nested_parameters = {"waves": {k: p for kind in WAVES.values() for k, p in kind.items()},
+                         "current": CURRENT}
     examples = [
         {"depth": 30.0, "waves": {"type": "regular", "height": 2.0, "period": 8.0,
                                   "heading_deg": 30.0, "ramp": 10.0},
