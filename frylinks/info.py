@@ -7,6 +7,8 @@ and an open that fails because the writer holds the file for a moment is retried
 
 from __future__ import annotations
 
+import re
+import textwrap
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -25,6 +27,16 @@ CASE_DIM = "case"
 FIXED_DIMS = ("time", "xyz", "quat", "dof")
 #: At most this many names are listed on one line of :func:`describe`.
 MAX_NAMES = 10
+#: Status of a load case of a sweep that ran to its end (its ``status`` variable).
+COMPLETED = "completed"
+#: Status of a load case not run yet (a sweep interrupted, or still running).
+PENDING = "pending"
+#: Status words in the order :func:`status_counts` gives them (others follow).
+STATUS_ORDER = (COMPLETED, "diverged", "failed", PENDING)
+#: At most this many cases that did not complete are listed by :func:`describe`.
+MAX_CASES_LISTED = 10
+#: Characters of a case status shown on its line of :func:`describe`.
+STATUS_WIDTH = 100
 
 _HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
@@ -111,8 +123,9 @@ def describe(path: str | Path) -> str:
     str
         Several lines: title and description, status, version, integrator and time
         step, samples and time range, names of bodies, links and forces, the cases of
-        a sweep with their swept coordinates, and a table of the data variables with
-        their dims, units and long_name.
+        a sweep (counted by status) with their swept coordinates and every case that
+        did not complete, and a table of the data variables with their dims, units and
+        long_name.
 
     Raises
     ------
@@ -144,14 +157,23 @@ def summary(ds: xr.Dataset, name: str = "", checkpoint: float | None = None) -> 
     title = str(attrs.get("title", "")) or "(untitled)"
     lines = [title]
     rows: list[tuple[str, str]] = []
+    statuses = case_statuses(ds)
+    words = [status_word(s) for s in statuses] if statuses is not None else []
     if name:
         rows.append(("file", name))
     if attrs.get("description"):
         rows.append(("description", str(attrs["description"])))
     rows.append(("status", _status(attrs)))
-    if checkpoint is not None and attrs.get("status") != "completed":
+    # a sweep resumes by cases; the checkpoint of one run does not apply to it
+    if checkpoint is not None and attrs.get("status") != "completed" \
+            and CASE_DIM not in ds.dims:
         rows.append(("resumable", f"from t = {_number(checkpoint)} s (frylinks run CASE "
                                   f"--resume {name or 'FILE'})"))
+    pending = words.count(PENDING)
+    if pending and attrs.get("status") != "completed":
+        rows.append(("resumable", f"{pending} pending case{'s' if pending != 1 else ''} "
+                                  f"(frylinks sweep CASE --resume {name or 'FILE'} runs "
+                                  f"only the missing cases)"))
     rows.append(("frylinks", str(attrs.get("frylinks_version", "?"))))
     solver = [str(attrs.get("integrator", "?"))]
     if "dt" in attrs:
@@ -169,13 +191,96 @@ def summary(ds: xr.Dataset, name: str = "", checkpoint: float | None = None) -> 
         if other not in (*FIXED_DIMS, "body", "link", "force", CASE_DIM):
             rows.append((other, _names(_labels(ds, other))))
     if CASE_DIM in ds.dims:
-        rows.append(("cases", str(ds.sizes[CASE_DIM])))
-        for coord, values in swept_coordinates(ds).items():
-            rows.append(("swept", f"{coord} = {_values(values)}"))
+        rows += _case_rows(ds, statuses, words)
     width = max(len(key) for key, _ in rows)
-    lines += [f"  {key.ljust(width)}  {value}" for key, value in rows]
+    lines += [f"  {key.ljust(width)}  {value}".rstrip() for key, value in rows]
     lines += ["", *_table(ds)]
     return "\n".join(lines)
+
+
+def _case_rows(ds: xr.Dataset, statuses: np.ndarray | None, words: list[str]
+               ) -> list[tuple[str, str]]:
+    """Rows of :func:`summary` on the cases of a sweep: their number (by status), the
+    swept coordinates, and one row per case that did not complete."""
+    n = ds.sizes[CASE_DIM]
+    counts = ", ".join(f"{k} {word}" for word, k in status_counts(words).items())
+    rows = [("cases", f"{n} ({counts})" if counts else str(n))]
+    swept = swept_coordinates(ds)
+    for coord, values in swept.items():
+        # each value once (a grid repeats them), in the order of the sweep
+        distinct = list(dict.fromkeys(_value(v) for v in values))
+        rows.append(("swept", f"{coord} = {_shortened(distinct)}"))
+    if statuses is None:
+        return rows
+    numbers = _labels(ds, CASE_DIM)
+    not_done = [i for i, word in enumerate(words) if word != COMPLETED]
+    for i in not_done[:MAX_CASES_LISTED]:
+        where = ", ".join(f"{coord}={_value(v[i])}" for coord, v in swept.items())
+        # a traceback or a solver message may run over several lines
+        status = textwrap.shorten(statuses[i], STATUS_WIDTH, placeholder=" ...") or "?"
+        rows.append((f"case {numbers[i]}", f"{where}: {status}" if where else status))
+    if len(not_done) > MAX_CASES_LISTED:
+        rows.append(("", f"... ({len(not_done) - MAX_CASES_LISTED} more not completed)"))
+    return rows
+
+
+def case_statuses(ds: xr.Dataset) -> np.ndarray | None:
+    """The status of every case of a sweep, as ``frylinks sweep`` writes it.
+
+    Parameters
+    ----------
+    ds
+        Results, with or without a ``case`` dimension.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        One text per case, shape ``(nb_cases,)``: ``completed``, ``diverged at t=...``,
+        ``failed: ...`` or ``pending``; ``None`` without a ``status`` variable along
+        ``case`` (a single run, or a sweep file written before statuses were).
+    """
+    var = ds.variables.get("status")
+    if var is None or var.dims != (CASE_DIM,):
+        return None
+    return np.array([_text(v) for v in np.asarray(var.values)], dtype=object)
+
+
+def status_word(status: str) -> str:
+    """The first word of a case status: ``"diverged at t=12.3: ..."`` -> ``"diverged"``.
+
+    Parameters
+    ----------
+    status
+        A status as :func:`case_statuses` gives it.
+
+    Returns
+    -------
+    str
+        ``completed``, ``diverged``, ``failed``, ``pending`` (or whatever word a
+        status starts with; ``unknown`` for an empty one), in lower case.
+    """
+    return re.split(r"[\s:(,;=]", status.strip(), maxsplit=1)[0].lower() or "unknown"
+
+
+def status_counts(words: Iterable[str]) -> dict[str, int]:
+    """How many cases have each status word, in the order of :data:`STATUS_ORDER` (other
+    words after, in the order met).
+
+    Parameters
+    ----------
+    words
+        Status words (:func:`status_word`).
+
+    Returns
+    -------
+    dict
+        Word -> count, only for words met.
+    """
+    counts: dict[str, int] = {}
+    for word in words:
+        counts[word] = counts.get(word, 0) + 1
+    rank = {word: i for i, word in enumerate(STATUS_ORDER)}
+    return dict(sorted(counts.items(), key=lambda item: rank.get(item[0], len(rank))))
 
 
 def swept_coordinates(ds: xr.Dataset) -> dict[str, np.ndarray]:
@@ -256,9 +361,15 @@ def _names(names: Sequence[str]) -> str:
     return f"{len(names)}: {_shortened(names)}"
 
 
-def _values(values: np.ndarray) -> str:
-    return _shortened([_number(v) if np.ndim(v) == 0 and isinstance(v, int | float | np.number)
-                       else str(v) for v in values])
+def _value(value: Any) -> str:
+    if np.ndim(value) == 0 and isinstance(value, int | float | np.number) \
+            and not isinstance(value, bool | np.bool_):
+        return _number(value)
+    return _text(value)
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _shortened(items: Sequence[str]) -> str:
@@ -291,4 +402,5 @@ def _aligned(rows: Iterable[tuple[str, ...]]) -> list[str]:
                        row[-1]]).rstrip() for row in rows]
 
 
-__all__ = ["describe", "open_results", "summary", "swept_coordinates"]
+__all__ = ["case_statuses", "describe", "open_results", "status_counts", "status_word",
+           "summary", "swept_coordinates"]

@@ -292,8 +292,10 @@ def test_select_several_values_and_numbers(results: Path) -> None:
 
 
 def test_plot_a_sweep_per_case(sweep: Path) -> None:
+    """``stat="none"``: the time series of every case (by default the cases of a sweep
+    are summarised, see tests/test_plot_sweep.py); one case selected needs no stat."""
     with open_results(sweep) as ds:
-        ax = make_figure(ds, "link_displacement", {"dof": "rz"}).axes[0]
+        ax = make_figure(ds, "link_displacement", {"dof": "rz"}, stat="none").axes[0]
         moon = make_figure(ds, "link_displacement", {"dof": "rz", "gravity_z": "-1.62"}
                            ).axes[0]
         second = make_figure(ds, "link_displacement", {"dof": "rz", "case": "1"}).axes[0]
@@ -307,7 +309,7 @@ def test_plot_a_sweep_per_case(sweep: Path) -> None:
     np.testing.assert_array_equal(ydata(moon.get_lines()[0]), ydata(ax.get_lines()[2]))
     np.testing.assert_array_equal(ydata(second.get_lines()[0]),
                                   ydata(ax.get_lines()[1]))
-    assert plot(sweep, "body_position", {"xyz": "z"}).stat().st_size > 0
+    assert plot(sweep, "body_position", {"xyz": "z"}, stat="none").stat().st_size > 0
 
 
 # ---------------------------------------------------------------------- bad input
@@ -385,7 +387,7 @@ def test_malformed_select(item: str) -> None:
 
 def test_too_many_lines(sweep: Path) -> None:
     with pytest.raises(FrylinksError) as exc:
-        plot(sweep, "link_displacement")  # 4 cases x 6 DOFs
+        plot(sweep, "link_displacement", stat="none")  # 4 cases x 6 DOFs
     assert one_line(exc) == (
         f"link_displacement: 24 lines to plot (at most {MAX_LINES}); choose some with "
         "--select DIM=VALUE, e.g. --select dof=tx")
