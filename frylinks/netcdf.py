@@ -190,9 +190,9 @@ class StreamWriter:
         self._closed = True
 
 
-def define_results(ds: netCDF4.Dataset, coords: Mapping[str, Any], variables: Mapping[str, Variable],
-           attrs: Mapping[str, Any], *, nb_times: int | None = None,
-           nb_cases: int | None = None) -> None:
+def define_results(ds: netCDF4.Dataset, coords: Mapping[str, Any],
+                   variables: Mapping[str, Variable], attrs: Mapping[str, Any], *,
+                   nb_times: int | None = None, nb_cases: int | None = None) -> None:
     """Create the dimensions, coordinates and variables of a results file.
 
     Parameters
