@@ -141,16 +141,27 @@ def _parser() -> argparse.ArgumentParser:
     info.add_argument("results", metavar="OUT.nc", help="netCDF results file")
     info.set_defaults(func=_info)
 
-    plot = sub.add_parser("plot", help="plot a result variable against time",
+    plot = sub.add_parser("plot", help="plot a result variable (a sweep: over its cases)",
                           description="Plot a variable of a results file against time, "
                                       "one line per remaining coordinate (e.g. x, y, z), "
-                                      "and print the figure file written.")
+                                      "and print the figure file written. The cases of a "
+                                      "sweep are summarised over time (--stat) against the "
+                                      "swept values: a line over one swept key, a heat map "
+                                      "over two (a power matrix).")
     plot.add_argument("results", metavar="OUT.nc", help="netCDF results file")
     plot.add_argument("variable", metavar="VAR",
                       help="variable to plot (see 'frylinks info OUT.nc')")
     plot.add_argument("--select", metavar="DIM=VALUE", action="append", default=[],
                       help="keep one value of a dimension (body=buoy, xyz=z, dof=tz); "
                            "repeat for other dimensions, or the same one for several values")
+    # the statistics are checked by plot() (importing it here would cost every command
+    # xarray's import); tests/test_cli.py keeps this list equal to plotting.STATS
+    plot.add_argument("--stat", metavar="STAT",
+                      help="summary of each case of a sweep over time: mean, std, rms, min, "
+                           "max, amplitude, final, or none for time series per case "
+                           "(default: mean)")
+    plot.add_argument("--after", type=_time, metavar="SECONDS",
+                      help="use only the samples at t >= SECONDS (skip a start-up transient)")
     plot.add_argument("-o", "--output", metavar="FIG.png",
                       help="figure file, format from its extension (default: "
                            "OUT_VAR.png beside the results file)")
@@ -167,6 +178,18 @@ def _seconds(text: str) -> float:
                                          ) from None
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def _time(text: str) -> float:
+    """A finite number of seconds, 0 or more (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}"
+                                         ) from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a time >= 0 s, got {text!r}")
     return value
 
 
@@ -295,7 +318,8 @@ def _info(args: argparse.Namespace) -> int:
 def _plot(args: argparse.Namespace) -> int:
     from .plotting import parse_select, plot
 
-    print(plot(args.results, args.variable, parse_select(args.select), args.output))
+    print(plot(args.results, args.variable, parse_select(args.select), args.output,
+               stat=args.stat, after=args.after))
     return 0
 
 

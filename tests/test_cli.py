@@ -149,6 +149,23 @@ def test_plugins_lists_every_builtin_type() -> None:
 
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 2
-    assert main(["sweep", "x.yaml"]) == 2  # not a command yet
-    assert "invalid choice: 'sweep'" in capsys.readouterr().err
+    assert main(["sweep"]) == 2
+    assert "the following arguments are required: CASE" in capsys.readouterr().err
+    assert main(["sweep", "x.yaml", "--set", "a"]) == 2
+    assert "--set 'a': expected KEY=VALUES" in capsys.readouterr().err
+    assert main(["sweep", "x.yaml", "--set", "a=1"]) == 2
+    assert "case 'x.yaml': no such file" in capsys.readouterr().err
+    assert main(["sweep", "x.yaml", "--workers", "0"]) == 2
+    assert "expected a whole number >= 1" in capsys.readouterr().err
     assert main(["--version"]) == 0
+
+
+def test_plot_help_lists_every_statistic(capsys: pytest.CaptureFixture[str]) -> None:
+    from frylinks.plotting import DEFAULT_STAT, STATS
+
+    assert main(["plot", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    listed = text.split("summary of each case of a sweep over time: ")[1].split(" (default")[0]
+    assert listed.replace(", or ", ", ").replace(" for time series per case", "").split(
+        ", ") == list(STATS)
+    assert f"(default: {DEFAULT_STAT})" in text
