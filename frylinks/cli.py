@@ -169,39 +169,31 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _number(text: str, convert: type, what: str, low: float, strict: bool) -> float:
+    """``text`` as a finite number above ``low`` (argparse types)."""
+    try:
+        value = convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if not math.isfinite(value) or value < low or (strict and value == low):
+        bound = f"> {low:g}" if strict else f">= {low:g}"
+        raise argparse.ArgumentTypeError(f"expected {what} {bound}, got {text!r}")
+    return value
+
+
 def _seconds(text: str) -> float:
     """A positive, finite number of seconds (argparse type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}"
-                                         ) from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    return value
+    return _number(text, float, "a number of seconds", 0.0, strict=True)
 
 
 def _time(text: str) -> float:
     """A finite number of seconds, 0 or more (argparse type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}"
-                                         ) from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a time >= 0 s, got {text!r}")
-    return value
+    return _number(text, float, "a number of seconds", 0.0, strict=False)
 
 
 def _count(text: str) -> int:
     """A whole number >= 1 (argparse type)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return value
+    return int(_number(text, int, "a whole number", 1, strict=False))
 
 
 def _sweep(args: argparse.Namespace) -> int:
