@@ -307,6 +307,9 @@ def _client(scheduler: Any, workers: int | None) -> Iterator[Any]:
     """A dask client: of a new LocalCluster, of a scheduler's address, or the one given."""
     from distributed import Client, LocalCluster
 
+    if scheduler is not None and workers is not None:
+        raise FrylinksError("workers sets the size of a LocalCluster; a scheduler given "
+                            "by address (or a Client) has its own workers")
     if isinstance(scheduler, Client):
         yield scheduler
         return
@@ -344,8 +347,9 @@ def _run_cases(client: Any, plan: _Plan, todo: list[int], store: SweepStore,
             i = futures[future]
             try:
                 outcome = future.result()
-            except Exception as exc:  # the worker died (memory, a crash) or was lost
-                outcome = CaseOutcome(i, f"failed: the worker running it was lost "
+            except Exception as exc:  # a worker died (memory, a crash), was lost, or
+                # could not unpack the task (frylinks or a plugin missing there)
+                outcome = CaseOutcome(i, f"failed: dask could not run it on a worker "
                                          f"({type(exc).__name__}: {exc})")
             store.put(outcome)
             if bar is not None:

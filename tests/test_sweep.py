@@ -238,6 +238,12 @@ def test_sweep_errors_before_anything_runs(values: dict[str, Any], message: str,
     assert not (tmp_path / "x.nc").exists()
 
 
+def test_workers_are_for_a_local_cluster(tmp_path: Path) -> None:
+    with pytest.raises(FrylinksError, match="workers sets the size of a LocalCluster"):
+        frylinks.sweep(BUOY, {"bodies.buoy.mass": [1000.0]}, tmp_path / "x.nc",
+                       scheduler="tcp://127.0.0.1:9", workers=2)
+
+
 def test_zip_needs_lists_of_one_length() -> None:
     with pytest.raises(FrylinksError, match="zip pairs the values of every key, so each "
                                             "needs as many: a has 2, b has 3"):
