@@ -225,7 +225,8 @@ def _sweep(args: argparse.Namespace) -> int:
             if shown > MAX_LISTED_CASES:
                 print("  ... ('frylinks info' lists them all)")
                 break
-            print(f"  case {i}: {case_status}")
+            first, *more = str(case_status).splitlines() or [""]
+            print(f"  case {i}: {first}{' ...' if more else ''}")
     everything = status == "completed" and \
         all(str(s) == "completed" for s in results["status"].values)
     return 0 if everything else 1

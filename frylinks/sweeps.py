@@ -50,6 +50,9 @@ from .sweepfile import (
 
 #: Keys whose values change a case's time grid (each case is then read on the client).
 SOLVER_PREFIXES = ("solver.", "output.")
+#: Units of a body's swept keys.
+BODY_UNITS = {"mass": "kg", "inertia": "kg m2", "position": "m", "velocity": "m s-1",
+              "angular_velocity": "rad s-1"}
 #: How long to wait for a scheduler given by address [s].
 CONNECT_SECONDS = 10.0
 
@@ -154,6 +157,9 @@ def sweep(case: str | Path, values: Mapping[str, Any] | None = None,
         For no swept values, a results file that is not this sweep's on resume, or a
         scheduler that cannot be reached.
     """
+    if scheduler is not None and workers is not None:
+        raise FrylinksError("workers sets the size of a LocalCluster; a scheduler given "
+                            "by address (or a Client) has its own workers")
     plan = _plan(Path(case), values, zip, {k: v for k, v in (("t_end", t_end), ("dt", dt))
                                            if v is not None})
     store = _store(plan, output, resume)
@@ -164,7 +170,8 @@ def sweep(case: str | Path, values: Mapping[str, Any] | None = None,
         with _sigterm_interrupts():
             if todo:
                 with _client(scheduler, workers) as client:
-                    _run_cases(client, plan, todo, store, bar)
+                    lost = _run_cases(client, plan, todo, store, bar)
+                    why = f": {lost}" if lost else ""
     except KeyboardInterrupt as exc:
         why = f", {exc}" if str(exc) else ""
     except FrylinksError as exc:  # the cluster could not be had: the file says so too
@@ -209,6 +216,10 @@ def _plan(file: Path, values: Mapping[str, Any] | None, zipped: bool | None,
         cases = spec.cases()
     except LoadCaseError as exc:
         raise FrylinksError(f"sweep of '{file}': {exc}") from None
+    for key in given:
+        if f"solver.{key}" in spec.values:
+            raise FrylinksError(f"solver.{key} is swept: a {key} given for every case "
+                                "would replace its values")
     # the time grid: the base case's, unless the solver itself is swept
     solvers = [{**base.solver, **given}]
     if any(k.startswith(SOLVER_PREFIXES) for k in spec.values):
@@ -269,6 +280,17 @@ def _units(system: Any, keys: Any) -> dict[str, str]:
             element = table.get(parts[1])
             info = reg.get(parts[0][:-1], element.type) if element is not None else None
             param = info.cls.parameters.get(parts[2]) if info is not None else None
+        elif len(parts) == 4 and parts[0] == "links" and parts[2] == "spring_damper" \
+                and parts[1] in system.links:
+            from .schema import _spring_units
+
+            info = reg.get("link", system.links[parts[1]].type)
+            units = dict(zip(("stiffness", "damping", "rest"),
+                             _spring_units(info.cls.free_dofs), strict=True))
+            if parts[3] in units:
+                out[key] = units[parts[3]]
+        elif len(parts) == 3 and parts[0] == "bodies" and parts[2] in BODY_UNITS:
+            out[key] = BODY_UNITS[parts[2]]
         elif len(parts) in (2, 3) and reg.get("setting", parts[0]) is not None:
             cls = reg.get("setting", parts[0]).cls
             param = cls.parameters.get(parts[1]) if len(parts) == 2 else \
@@ -307,9 +329,6 @@ def _client(scheduler: Any, workers: int | None) -> Iterator[Any]:
     """A dask client: of a new LocalCluster, of a scheduler's address, or the one given."""
     from distributed import Client, LocalCluster
 
-    if scheduler is not None and workers is not None:
-        raise FrylinksError("workers sets the size of a LocalCluster; a scheduler given "
-                            "by address (or a Client) has its own workers")
     if isinstance(scheduler, Client):
         yield scheduler
         return
@@ -319,7 +338,7 @@ def _client(scheduler: Any, workers: int | None) -> Iterator[Any]:
             raise FrylinksError(f"workers: expected a whole number >= 1, got {workers!r}")
         # one single-threaded process per core: a run holds the GIL in its step loop
         with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                          dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+                          dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
                 Client(cluster) as client:
             yield client
         return
@@ -328,13 +347,28 @@ def _client(scheduler: Any, workers: int | None) -> Iterator[Any]:
     except (OSError, TimeoutError, ValueError) as exc:
         raise FrylinksError(f"cannot reach the dask scheduler at {scheduler!r}: {exc}"
                             ) from None
-    with client:
-        yield client
+    # a lost scheduler is reported in the sweep's status; distributed's client would
+    # also log its reconnection attempts as tracebacks
+    logger = logging.getLogger("distributed.client")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        with client:
+            yield client
+    finally:
+        logger.setLevel(level)
 
 
 def _run_cases(client: Any, plan: _Plan, todo: list[int], store: SweepStore,
-               bar: Any) -> None:
-    """Submit the ``todo`` cases and store each outcome as it arrives."""
+               bar: Any) -> str:
+    """Submit the ``todo`` cases and store each outcome as it arrives.
+
+    Returns
+    -------
+    str
+        Why some cases did not run (dask cancelled them: the scheduler connection was
+        lost); they stay ``pending``. Empty if every case ran.
+    """
     from distributed import as_completed
 
     futures = {}
@@ -342,13 +376,22 @@ def _run_cases(client: Any, plan: _Plan, todo: list[int], store: SweepStore,
         task = CaseTask(i, str(plan.file), plan.text, plan.cases[i], plan.given)
         futures[client.submit(run_case, task, pure=False, key=f"frylinks-case-{i}-"
                               f"{os.getpid()}-{time.monotonic_ns()}")] = i
+    lost = ""
     try:
         for future in as_completed(futures):
             i = futures[future]
             try:
                 outcome = future.result()
-            except Exception as exc:  # a worker died (memory, a crash), was lost, or
-                # could not unpack the task (frylinks or a plugin missing there)
+            except Exception as exc:
+                if future.status == "cancelled":
+                    # not a result of the case: it stays pending, for --resume
+                    reason = (str(exc).splitlines() or [""])[0]
+                    lost = lost or ("the connection to the dask scheduler was lost"
+                                    if "connection" in str(exc) else
+                                    f"dask cancelled the cases left ({reason})")
+                    continue
+                # a worker died (memory, a crash), was lost, or could not unpack the task
+                # (frylinks or a plugin missing there)
                 outcome = CaseOutcome(i, f"failed: dask could not run it on a worker "
                                          f"({type(exc).__name__}: {exc})")
             store.put(outcome)
@@ -360,6 +403,7 @@ def _run_cases(client: Any, plan: _Plan, todo: list[int], store: SweepStore,
     except BaseException:
         client.cancel(list(futures))
         raise
+    return lost
 
 
 def _progress(enabled: bool, total: int, done: int) -> Any:
@@ -372,11 +416,10 @@ def _progress(enabled: bool, total: int, done: int) -> Any:
 
 def summary(results: xr.Dataset) -> str:
     """One line per kind of status: ``16 cases: 15 completed, 1 failed``."""
+    from .info import status_counts, status_word
+
     statuses = [str(s) for s in np.asarray(results["status"].values)]
-    kinds: dict[str, int] = {}
-    for s in statuses:
-        word = s.split(":", 1)[0].split(" at ", 1)[0].split(" (", 1)[0]
-        kinds[word] = kinds.get(word, 0) + 1
+    kinds = status_counts(status_word(s) for s in statuses)
     n = len(statuses)
     return f"{n} case{'s' if n != 1 else ''}: " + ", ".join(f"{k} {w}" for w, k in kinds.items())
 

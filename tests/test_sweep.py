@@ -79,6 +79,8 @@ def test_sixteen_cases_match_the_cases_run_one_by_one(
     np.testing.assert_array_equal(ds["links.pto.spring_damper.stiffness"],
                                   np.tile(STIFFNESSES, 4))
     assert ds.attrs["status"] == "completed"
+    assert ds["bodies.buoy.mass"].attrs["units"] == "kg"
+    assert ds["links.pto.spring_damper.stiffness"].attrs["units"] == "N m-1"
     with xr.open_dataset(out) as disk:
         xr.testing.assert_identical(disk.load(), ds)
     completed = diverged = failed = 0
@@ -221,6 +223,58 @@ def test_an_interrupted_sweep_resumes(tmp_path: Path) -> None:
     assert "cannot resume from" in again.stderr and "same values" in again.stderr
 
 
+def test_a_lost_scheduler_leaves_the_cases_left_pending(tmp_path: Path) -> None:
+    """A scheduler started with dask's own CLI, killed during the sweep: the finished
+    cases are kept, the others stay pending for --resume, the sweep says why."""
+    bindir = Path(sys.executable).parent
+    dask_cli = str(bindir / "dask") if (bindir / "dask").exists() else "dask"
+    info = tmp_path / "scheduler.json"
+    scheduler = subprocess.Popen([dask_cli, "scheduler", "--scheduler-file", str(info),
+                                  "--no-dashboard", "--port", "0"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = None
+    try:
+        deadline = time.monotonic() + 60
+        while not info.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        address = json.loads(info.read_text())["address"]
+        worker = subprocess.Popen([dask_cli, "worker", address, "--nworkers", "1",
+                                   "--nthreads", "1", "--no-dashboard"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        out = tmp_path / "s.nc"
+        sweep = subprocess.Popen(
+            [sys.executable, "-m", "frylinks", "sweep", str(BUOY), "--set",
+             "links.pto.spring_damper.damping=1000:4000:8", "--t-end", "2", "--scheduler",
+             address, "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True)
+        done = 0
+        while time.monotonic() < deadline + 120 and sweep.poll() is None and done < 1:
+            time.sleep(0.2)
+            try:
+                with netCDF4.Dataset(out) as nc:
+                    done = int(np.sum(np.asarray(nc["status"][:]) != "pending"))
+            except (OSError, IndexError):
+                continue
+        assert sweep.poll() is None, sweep.communicate()
+        scheduler.kill()
+        stdout, stderr = sweep.communicate(timeout=120)
+    finally:
+        for proc in (scheduler, worker):
+            if proc is not None:
+                proc.kill()
+                proc.wait()
+    assert sweep.returncode == 1, stderr
+    assert "Traceback" not in stderr
+    with xr.open_dataset(out) as ds:
+        statuses = [str(s) for s in ds["status"].values]
+        status = ds.attrs["status"]
+    finished = sum(s == "completed" for s in statuses)
+    assert 1 <= finished < 8 and statuses.count("pending") == 8 - finished
+    assert status == f"interrupted ({finished} of 8 cases done: the connection to the dask " \
+                     "scheduler was lost)"
+    assert stdout.startswith(status)
+
+
 @pytest.mark.parametrize(("values", "message"), [
     ({}, "nothing to sweep in"),
     ({"bodies.bouy.mass": [1.0]}, r"bodies.bouy.mass: the case has no 'bouy' in bodies; did "
@@ -230,11 +284,14 @@ def test_an_interrupted_sweep_resumes(tmp_path: Path) -> None:
     ({"bodies.buoy.mass": "1:2"}, r"a range is start:stop:count"),
     ({"bodies.buoy.mass": []}, r"expected a list of values"),
     ({"bodies..mass": [1.0]}, r"is not a key path"),
+    ({"solver.t_end": [1.0, 2.0]}, r"solver.t_end is swept: a t_end given for every case "
+                                   r"would replace its values"),
 ])
 def test_sweep_errors_before_anything_runs(values: dict[str, Any], message: str,
                                             tmp_path: Path) -> None:
     with pytest.raises(FrylinksError, match=message):
-        frylinks.sweep(BUOY, values, tmp_path / "x.nc", scheduler="tcp://127.0.0.1:1")
+        frylinks.sweep(BUOY, values, tmp_path / "x.nc", scheduler="tcp://127.0.0.1:1",
+                       t_end=1.0)
     assert not (tmp_path / "x.nc").exists()
 
 
