@@ -600,8 +600,8 @@ def test_power_matrix_sweep_is_linear_in_the_wave_height() -> None:
 @pytest.mark.slow
 def test_power_matrix_full_sweep_meets_the_frequency_domain_power() -> None:
     """The full sweep: the mean power over whole periods after 60 s against the
-    frequency-domain steady state with A(w), B(w) of the dataset (the state-space fit of
-    the memory is 2 %: the powers agree within 3 %)."""
+    frequency-domain steady state with A(w), B(w) of the dataset: within 0.5 % (measured:
+    0.02 to 0.12 %; the state-space fit of the memory is within 2 % of its peak)."""
     from frylinks_marine.bem import EXAMPLE_DATA, load_database
 
     ds = _power_matrix_sweep(t_end=None)
@@ -623,7 +623,7 @@ def test_power_matrix_full_sweep_meets_the_frequency_domain_power() -> None:
         n = int((t[-1] - 60.0) // period)
         keep = t >= t[-1] - n * period - 1e-9
         mean = float(np.mean(ds.link_power.sel(link="pto").values[i][keep][:-1]))
-        assert abs(mean - exact) / exact < 0.03, (height, period, mean, exact)
+        assert abs(mean - exact) / exact < 5e-3, (height, period, mean, exact)
 
 
 def test_every_check_has_its_case() -> None:
