@@ -49,6 +49,20 @@ def edited_case(directory: Path, mass: float, stiffness: float) -> Path:
     return path
 
 
+def wait_for_cases(proc: subprocess.Popen[str], out: Path, n: int,
+                   seconds: float = 240.0) -> None:
+    """Wait until the sweep run by ``proc`` has written ``n`` cases to ``out`` (or ended)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+        try:
+            with netCDF4.Dataset(out) as nc:
+                if int(np.sum(np.asarray(nc["status"][:]) != "pending")) >= n:
+                    return
+        except (OSError, IndexError):
+            continue
+
+
 @pytest.fixture(scope="module")
 def cluster() -> Any:
     """A LocalCluster of 2 single-threaded worker processes, shared by the tests that
@@ -170,17 +184,7 @@ def test_an_interrupted_sweep_resumes(tmp_path: Path) -> None:
             "--set", "links.pto.spring_damper.damping=1000:4000:8", "--t-end", "2", "-o",
             str(out)]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 240
-    done = 0
-    while time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.2)
-        try:
-            with netCDF4.Dataset(out) as nc:
-                done = int(np.sum(np.asarray(nc["status"][:]) != "pending"))
-        except (OSError, IndexError):
-            continue
-        if done >= 2:
-            break
+    wait_for_cases(proc, out, 2)
     assert proc.poll() is None, f"the sweep ended before it could be interrupted: " \
                                 f"{proc.communicate()}"
     proc.send_signal(signal.SIGINT)
@@ -247,14 +251,7 @@ def test_a_lost_scheduler_leaves_the_cases_left_pending(tmp_path: Path) -> None:
              "links.pto.spring_damper.damping=1000:4000:8", "--t-end", "2", "--scheduler",
              address, "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True)
-        done = 0
-        while time.monotonic() < deadline + 120 and sweep.poll() is None and done < 1:
-            time.sleep(0.2)
-            try:
-                with netCDF4.Dataset(out) as nc:
-                    done = int(np.sum(np.asarray(nc["status"][:]) != "pending"))
-            except (OSError, IndexError):
-                continue
+        wait_for_cases(sweep, out, 1)
         assert sweep.poll() is None, sweep.communicate()
         scheduler.kill()
         stdout, stderr = sweep.communicate(timeout=120)
