@@ -50,10 +50,7 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
                             f"accepted: {', '.join(INTEGRATORS)}")
     if not isinstance(every, int) or isinstance(every, bool) or every < 1:
         raise FrylinksError(f"output.every: expected a whole number >= 1, got {every!r}")
-    try:
-        nb_steps(t_end, dt if integrator == "rk4" else dt * every)
-    except SimulationError as exc:
-        raise ModelError(str(exc), "solver.t_end") from None
+    sample_times(t_end, dt, integrator, every)  # a whole number of steps
     model = assemble(system)
     attrs = run_attributes(system, integrator, dt, every, rtol, atol)
     s = (state or model.initial).copy()
@@ -150,10 +147,22 @@ def run_attributes(system: System, integrator: str, dt: float, every: int, rtol:
 
 def sample_times(t_end: float, dt: float, integrator: str = "rk4", every: int = 1
                  ) -> np.ndarray:
-    """The times [s] of the samples a run from t = 0 keeps (what its integrator yields)."""
+    """The times [s] of the samples a run from t = 0 keeps (what its integrator yields).
+
+    Raises
+    ------
+    ModelError
+        At ``solver.t_end`` if ``t_end`` is not a whole number of steps (of output
+        intervals for dop853).
+    """
+    interval = dt if integrator == "rk4" else dt * every
+    try:
+        n = nb_steps(t_end, interval)
+    except SimulationError as exc:
+        raise ModelError(str(exc), "solver.t_end") from None
     if integrator == "rk4":
-        return dt * np.arange(0, nb_steps(t_end, dt) + 1, every)
-    return dt * every * np.arange(nb_steps(t_end, dt * every) + 1)
+        return dt * np.arange(0, n + 1, every)
+    return interval * np.arange(n + 1)
 
 
 def _assemble_initial(model: Model, s: State, warn: bool) -> None:
