@@ -364,23 +364,33 @@ def _constraints(model: Model, b: BodyStates, ctx: LinkContext, angle_out: Array
     return rels, cat(vals), cat(res), cat(vel), cat(acc)
 
 
-def _mass_inverse(model: Model, b: BodyStates) -> tuple[Array, Array]:
-    """World inertia ``(nb, 3, 3)`` and block inverse mass ``(nb, 6, 6)``."""
+def _world_inertia(model: Model, b: BodyStates) -> Array:
+    """Inertia tensors about the COGs in world axes, ``(nb, 3, 3)``."""
+    R = b.R[: model.nb_bodies]
+    return R @ model.inertia @ np.swapaxes(R, 1, 2)
+
+
+def mass_blocks(model: Model, b: BodyStates) -> Array:
+    """Each body's 6x6 mass matrix about its COG, world axes, added mass included."""
     nb = model.nb_bodies
-    R = b.R[:nb]
-    Iw = R @ model.inertia @ np.swapaxes(R, 1, 2)
+    M = np.zeros((nb, 6, 6)) if model.added_mass is None else model.added_mass.copy()
+    for k in range(3):
+        M[:, k, k] += model.mass
+    M[:, 3:, 3:] += _world_inertia(model, b)
+    return M
+
+
+def _mass_inverse(model: Model, b: BodyStates) -> Array:
+    """Block inverse of the bodies' mass matrices, ``(nb, 6, 6)``."""
     if model.added_mass is not None:
         # added mass couples translation and rotation: invert each body's whole 6x6
-        M = model.added_mass.copy()
-        M[:, 0, 0] += model.mass
-        M[:, 1, 1] += model.mass
-        M[:, 2, 2] += model.mass
-        M[:, 3:, 3:] += Iw
-        return Iw, np.linalg.inv(M)
+        return np.linalg.inv(mass_blocks(model, b))
+    nb = model.nb_bodies
+    R = b.R[:nb]
     Minv = np.zeros((nb, 6, 6))
     Minv[:, 0, 0] = Minv[:, 1, 1] = Minv[:, 2, 2] = 1.0 / model.mass
     Minv[:, 3:, 3:] = R @ model.inertia_inv @ np.swapaxes(R, 1, 2)
-    return Iw, Minv
+    return Minv
 
 
 def _scatter(f: Array, body: Array, wrench: Array) -> None:
@@ -393,12 +403,45 @@ def evaluate(model: Model, s: State, static: bool = False) -> Evaluation:
 
     With ``static``, force types are told the engine seeks static equilibrium
     (:attr:`ForceContext.static`)."""
-    nb = model.nb_bodies
     b = body_states(model, s)
     ctx = _link_ctx(model, s)
     rels, vals, _res, _vel, acc = _constraints(model, b, ctx)
-    Iw, Minv = _mass_inverse(model, b)
+    Minv = _mass_inverse(model, b)
+    loads = applied(model, s, b, rels, ctx, static)
+    model.solver.factor(vals, Minv, loads.coupling)
+    a0 = model.solver.minv(loads.f)
+    lam = model.solver.solve_multipliers(acc - model.solver.G_dot(a0))
+    udot = a0 + model.solver.minv(model.solver.G_T(lam))
+    return Evaluation(udot, lam, rels, loads.springs, loads.wrenches, ctx, loads.frames,
+                      loads.ctx, state_derivatives(model, s, loads))
 
+
+@dataclass
+class Loads:
+    """Applied generalised forces at a state, and what produced them.
+
+    Attributes
+    ----------
+    f : (nb, 6) force and torque about the COG on every body (world axes): gravity,
+        the gyroscopic term, link spring-dampers, force elements and the weight and
+        velocity-product part of point masses.
+    springs, wrenches, frames, ctx : as in :class:`Evaluation`.
+    coupling : point masses ``(P, m)`` (see :func:`_point_masses`), or None.
+    """
+
+    f: Array
+    springs: list[Array | None]
+    wrenches: list[tuple[Array, Array]]
+    frames: list[list[NodeFrames]]
+    ctx: ForceContext
+    coupling: tuple[Array, Array] | None
+
+
+def applied(model: Model, s: State, b: BodyStates, rels: list[Relative], ctx: LinkContext,
+            static: bool = False) -> Loads:
+    """Every applied force at state ``s`` (``b``, ``rels`` and ``ctx`` computed there)."""
+    nb = model.nb_bodies
+    Iw = _world_inertia(model, b)
     f = np.zeros((nb + 1, 6))
     f[:nb, :3] = model.mass[:, None] * model.gravity
     f[:nb, 3:] = -cross(s.w, np.einsum("nij,nj->ni", Iw, s.w))
@@ -431,20 +474,22 @@ def evaluate(model: Model, s: State, static: bool = False) -> Evaluation:
         for k, (att, fr) in enumerate(zip(fblk.attachments, frames, strict=True)):
             w = np.concatenate([force[:, k], torque[:, k] + cross(fr.r, force[:, k])], axis=1)
             _scatter(f, att.body, w)
-
+    fctx.states = np.zeros(0)
     f = f[:nb]
     coupling = _point_masses(model, all_frames, fctx, f)
-    model.solver.factor(vals, Minv, coupling)
-    a0 = model.solver.minv(f)
-    lam = model.solver.solve_multipliers(acc - model.solver.G_dot(a0))
-    udot = a0 + model.solver.minv(model.solver.G_T(lam))
+    return Loads(f, springs, wrenches, all_frames, fctx, coupling)
+
+
+def state_derivatives(model: Model, s: State, loads: Loads) -> Array:
+    """Time derivative of the force types' states ``s.z`` (radiation memory)."""
     zdot = np.zeros(len(s.z))
-    for fblk, frames in zip(model.force_blocks, all_frames, strict=True):
+    fctx = loads.ctx
+    for fblk, frames in zip(model.force_blocks, loads.frames, strict=True):
         if fblk.kind.nb_states:
             fctx.states = s.z[fblk.states]
             zdot[fblk.states] = fblk.kind.state_derivative(frames, fctx)
     fctx.states = np.zeros(0)
-    return Evaluation(udot, lam, rels, springs, wrenches, ctx, all_frames, fctx, zdot)
+    return zdot
 
 
 def _point_masses(model: Model, all_frames: list[list[NodeFrames]], ctx: ForceContext,
@@ -535,7 +580,7 @@ def project(model: Model, s: State, iterations: int = 4, initial: bool = False) 
                 f"constraint violation {worst:.3g} after a step (worst link "
                 f"'{_worst_link(model, res)}'); the step is too large for this model "
                 "(reduce dt)")
-        _, Minv = _mass_inverse(model, b)
+        Minv = _mass_inverse(model, b)
         model.solver.factor(vals, Minv)
         if worst <= tol or it == limit or last:
             break
