@@ -490,7 +490,9 @@ def _row(r: dict) -> str:
                        f"dE {g('energy_drift')} max {g('energy_drift_max')}",
            "spring_damper": f"rel err max {g('rel_error_max')} end {g('rel_error_end')}",
            "chain": f"dE {g('energy_drift')} max {g('energy_drift_max')}"}[r["model"]]
-    return (f"{r['engine'][:34]:34s} {r['model']:13s} {r['n']:5d} {r['t_end']:6.3g} "
+    name, settings = r["engine"].split(" (", 1)
+    label = f"{name} {settings.split(',')[0]}"
+    return (f"{label:32s} {r['model']:13s} {r['n']:5d} {r['t_end']:6.3g} "
             f"{r['wall']:9.4g} {r['per_second']:10.4g}  {acc}  [{r['status']}]")
 
 
@@ -506,10 +508,14 @@ def main() -> None:
         (mujoco_chain, {"n": 1000, "t_end": 0.02}),
         (mujoco_chain, {"n": 1000, "t_end": 0.02, "integrator": "Euler"}),
     ]
-    print(f"{'engine':34s} {'model':13s} {'N':>5s} {'t_end':>6s} {'wall [s]':>9s} "
+    print(f"{'engine':32s} {'model':13s} {'N':>5s} {'t_end':>6s} {'wall [s]':>9s} "
           f"{'wall/sim s':>10s}  accuracy  [status]")
+    engines = {}
     for func, kwargs in cases:
-        print(_row(func(**kwargs)), flush=True)
+        result = func(**kwargs)
+        engines[result["engine"]] = None
+        print(_row(result), flush=True)
+    print("engines:", *engines, sep="\n  ")
 
 
 if __name__ == "__main__":
