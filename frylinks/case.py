@@ -25,7 +25,7 @@ from typing import Any, NoReturn
 import yaml
 
 from .errors import CaseError, FrylinksError, ModelError
-from .integrators import INTEGRATORS, nb_steps
+from .integrators import ADAPTIVE, INTEGRATORS, nb_steps
 from .loadcases import LoadCaseError, Sweep, read_sweep, set_value
 from .params import as_float, check_keys, did_you_mean, relative_to, shown
 from .registry import Registry, TypeInfo
@@ -36,7 +36,7 @@ SCHEMA_VERSION = 1
 TOP_KEYS = ("frylinks", "name", "description", "gravity", "ground", "bodies", "links",
             "forces", "solver", "output", "sweep")
 GROUND_KEYS = ("nodes",)
-SOLVER_KEYS = ("t_end", "dt", "integrator", "rtol", "atol", "initial_equilibrium")
+SOLVER_KEYS = ("t_end", "dt", "integrator", "rtol", "atol", "rho_inf", "initial_equilibrium")
 OUTPUT_KEYS = ("every",)
 #: Largest ``output.every``: any more is no output at all, and beyond the float range
 #: ``dt * every`` cannot be computed.
@@ -355,6 +355,12 @@ class _CaseReader:
                 units = "s" if key in ("t_end", "dt") else ""
                 out[key] = self.call(f"solver.{key}", as_float, solver[key], f"solver.{key}",
                                      units, positive=True)
+        if "rho_inf" in solver:
+            rho = self.call("solver.rho_inf", as_float, solver["rho_inf"], "solver.rho_inf", "")
+            if not 0.0 <= rho <= 1.0:
+                self.fail("solver.rho_inf", f"expected a spectral radius from 0 (most "
+                          f"numerical damping) to 1 (none), got {shown(solver['rho_inf'])}")
+            out["rho_inf"] = rho
         integrator = solver.get("integrator", out["integrator"])
         if integrator not in INTEGRATORS:
             self.fail("solver.integrator",
@@ -374,11 +380,11 @@ class _CaseReader:
                       f"that many steps; at most {MAX_EVERY:.0e}), got {shown(every)}")
         out["every"] = every
         # the integrators need whole numbers of steps (of output intervals for dop853)
-        interval = out["dt"] * (every if integrator == "dop853" else 1)
+        interval = out["dt"] * (every if integrator in ADAPTIVE else 1)
         try:
             nb_steps(out["t_end"], interval)
         except FrylinksError:
-            what = "dt * output.every" if integrator == "dop853" else "dt"
+            what = "dt * output.every" if integrator in ADAPTIVE else "dt"
             self.fail("solver.t_end", f"t_end = {out['t_end']:g} s must be a whole number "
                       f"of {what} = {interval:g} s")
         out.pop("output", None)

@@ -47,6 +47,9 @@ class Checkpoint:
         Adaptive integrators: the next step size [s] (NaN for fixed-step ones).
     memory
         Force types' memory arrays, keyed ``"<block>.<attribute>"``.
+    extra
+        The integrator's own memory (generalized-alpha: accelerations, multipliers and
+        where its Newton matrix was built).
     """
 
     state: State
@@ -55,6 +58,7 @@ class Checkpoint:
     t0: float = 0.0
     h: float = float("nan")
     memory: dict[str, Array] = field(default_factory=dict)
+    extra: dict[str, Array] = field(default_factory=dict)
 
 
 def force_memory(model: Model) -> dict[str, Array]:
@@ -71,9 +75,9 @@ def restore_memory(model: Model, memory: dict[str, Array]) -> None:
 
 
 def take(model: Model, state: State, samples: int, *, step: int = 0, t0: float = 0.0,
-         h: float = float("nan")) -> Checkpoint:
+         h: float = float("nan"), extra: dict[str, Array] | None = None) -> Checkpoint:
     """A checkpoint of ``state`` (copied) and of the model's force memory now."""
-    return Checkpoint(state.copy(), samples, step, t0, h, force_memory(model))
+    return Checkpoint(state.copy(), samples, step, t0, h, force_memory(model), extra or {})
 
 
 def write(ds: netCDF4.Dataset, ckpt: Checkpoint) -> None:
@@ -85,6 +89,7 @@ def write(ds: netCDF4.Dataset, ckpt: Checkpoint) -> None:
     if len(s.z):  # (a zero-length netCDF dimension would be an unlimited one)
         arrays["z"] = s.z
     arrays.update({f"memory:{k}": v for k, v in ckpt.memory.items()})
+    arrays.update({f"extra:{k}": v for k, v in ckpt.extra.items() if np.size(v)})
     for name, value in arrays.items():
         value = np.asarray(value, dtype=float)
         if name not in grp.variables:
@@ -113,8 +118,9 @@ def read(ds: netCDF4.Dataset) -> Checkpoint | None:
                   get["v"].reshape(-1, 3), get["w"].reshape(-1, 3),
                   get["angle_ref"].reshape(-1), get.get("z", np.zeros(0)).reshape(-1))
     memory = {k.split(":", 1)[1]: v for k, v in get.items() if k.startswith("memory:")}
+    extra = {k.split(":", 1)[1]: v for k, v in get.items() if k.startswith("extra:")}
     return Checkpoint(state, int(grp.getncattr("samples")), int(grp.getncattr("step")),
-                      float(grp.getncattr("t0")), float(grp.getncattr("h")), memory)
+                      float(grp.getncattr("t0")), float(grp.getncattr("h")), memory, extra)
 
 
 __all__ = ["Checkpoint", "force_memory", "read", "restore_memory", "take", "write"]

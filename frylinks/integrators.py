@@ -5,6 +5,8 @@ and :func:`engine.project`, and yield the state at every output time.
   the constraints (positions, then velocities) and quaternions renormalised.
 * ``dop853``: scipy's adaptive 8th-order Dormand-Prince with ``rtol``/``atol``, the same
   projection after each accepted step; outputs every ``dt`` from its dense output.
+* ``generalized_alpha``: implicit, fixed step, for stiff models, with the spectral radius
+  ``rho_inf`` (:mod:`frylinks.implicit`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from .checkpoint import Checkpoint, restore_memory, take
 from .engine import Model, State, derivative, project
 from .errors import SimulationError
 
-INTEGRATORS = ("rk4", "dop853")
+INTEGRATORS = ("rk4", "dop853", "generalized_alpha")
+#: Integrators whose ``dt`` is the output interval (their steps are their own).
+ADAPTIVE = ("dop853",)
 #: dop853 gives up when its step falls below this fraction of the output interval.
 MIN_STEP_FRACTION = 1e-6
 

@@ -18,7 +18,8 @@ from . import __version__
 from .checkpoint import Checkpoint
 from .engine import Model, State, assemble, project
 from .errors import FrylinksError, ModelError, SimulationError
-from .integrators import INTEGRATORS, dop853, nb_steps, rk4
+from .implicit import generalized_alpha
+from .integrators import ADAPTIVE, INTEGRATORS, dop853, nb_steps, rk4
 from .params import as_float
 from .results import Sampler, to_dataset
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 
 def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
-               every: int = 1, rtol: float = 1e-9, atol: float = 1e-12,
+               every: int = 1, rtol: float = 1e-9, atol: float = 1e-12, rho_inf: float = 0.8,
                output: str | Path | None = None, progress: bool = False,
                state: State | None = None, resume: bool = False,
                initial_equilibrium: bool = False) -> xr.Dataset:
@@ -52,7 +53,11 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         raise FrylinksError(f"output.every: expected a whole number >= 1, got {every!r}")
     sample_times(t_end, dt, integrator, every)  # a whole number of steps
     model = assemble(system)
-    attrs = run_attributes(system, integrator, dt, every, rtol, atol)
+    rho_inf = as_float(rho_inf, "solver.rho_inf", "")
+    if not 0.0 <= rho_inf <= 1.0:
+        raise FrylinksError(f"solver.rho_inf: expected a spectral radius in [0, 1], got "
+                            f"{rho_inf:g}")
+    attrs = run_attributes(system, integrator, dt, every, rtol, atol, rho_inf)
     s = (state or model.initial).copy()
     restart: Checkpoint | None = None
     if resume:
@@ -77,6 +82,8 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         run_kwargs["on_checkpoint"] = writer.checkpoint
     if integrator == "rk4":
         steps = rk4(model, s, t_end, dt, every, **run_kwargs)
+    elif integrator == "generalized_alpha":
+        steps = generalized_alpha(model, s, t_end, dt, every, rho_inf=rho_inf, **run_kwargs)
     else:
         steps = dop853(model, s, t_end, dt, every, rtol=rtol, atol=atol, **run_kwargs)
     reg = system.registry
@@ -128,7 +135,7 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
 
 
 def run_attributes(system: System, integrator: str, dt: float, every: int, rtol: float,
-                   atol: float) -> dict[str, Any]:
+                   atol: float, rho_inf: float = 0.8) -> dict[str, Any]:
     """The global attributes of a run's results (DESIGN §4), ``status`` ``running``."""
     return {
         "title": system.name,
@@ -139,6 +146,7 @@ def run_attributes(system: System, integrator: str, dt: float, every: int, rtol:
         "output_every": every,
         "rtol": rtol,
         "atol": atol,
+        "rho_inf": rho_inf,
         "case": system.case_text,
         "Conventions": "CF-1.8",
         "status": "running",
@@ -155,12 +163,12 @@ def sample_times(t_end: float, dt: float, integrator: str = "rk4", every: int = 
         At ``solver.t_end`` if ``t_end`` is not a whole number of steps (of output
         intervals for dop853).
     """
-    interval = dt if integrator == "rk4" else dt * every
+    interval = dt * every if integrator in ADAPTIVE else dt
     try:
         n = nb_steps(t_end, interval)
     except SimulationError as exc:
         raise ModelError(str(exc), "solver.t_end") from None
-    if integrator == "rk4":
+    if integrator not in ADAPTIVE:
         return dt * np.arange(0, n + 1, every)
     return interval * np.arange(n + 1)
 
@@ -181,7 +189,7 @@ def _assemble_initial(model: Model, s: State, warn: bool) -> None:
 
 
 #: Attributes a resumed run must share with the run that wrote the file.
-SAME_RUN = ("integrator", "dt", "output_every", "rtol", "atol", "case")
+SAME_RUN = ("integrator", "dt", "output_every", "rtol", "atol", "rho_inf", "case")
 
 
 def _restart_point(path: Path, model: Model, attrs: dict[str, Any], t_end: float

@@ -369,9 +369,16 @@ def case_schema(registry: Registry | None = None) -> dict[str, Any]:
         "t_end": _described({"type": "number", "exclusiveMinimum": 0},
                             "end time (a whole number of steps)", "s"),
         "dt": _described({"type": "number", "exclusiveMinimum": 0},
-                         "time step (rk4), or the output interval of dop853", "s"),
+                         "time step (rk4, generalized_alpha), or the output interval of "
+                         "dop853", "s"),
         "integrator": {"enum": list(INTEGRATORS), "default": RUN_DEFAULTS["integrator"],
-                       "description": "rk4 (fixed step) or dop853 (adaptive, rtol and atol)"},
+                       "description": "rk4 (explicit, fixed step), dop853 (adaptive, rtol "
+                                      "and atol) or generalized_alpha (implicit, fixed "
+                                      "step, for stiff models; rho_inf)"},
+        "rho_inf": {"type": "number", "minimum": 0, "maximum": 1,
+                    "default": RUN_DEFAULTS["rho_inf"],
+                    "description": "spectral radius of generalized_alpha at infinite "
+                                   "frequency: 1 no numerical damping, 0 the most"},
         "rtol": {"type": "number", "exclusiveMinimum": 0, "default": RUN_DEFAULTS["rtol"],
                  "description": "relative tolerance of dop853"},
         "atol": {"type": "number", "exclusiveMinimum": 0, "default": RUN_DEFAULTS["atol"],

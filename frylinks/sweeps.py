@@ -238,7 +238,7 @@ def _plan(file: Path, values: Mapping[str, Any] | None, zipped: bool | None,
         raise case_error(file, text, exc, given) from None
     solver = solvers[0] if solvers else {**base.solver, **given}
     attrs = run_attributes(base.system, solver["integrator"], solver["dt"], solver["every"],
-                           solver["rtol"], solver["atol"])
+                           solver["rtol"], solver["atol"], solver["rho_inf"])
     attrs["sweep"] = json.dumps({**spec.to_json(), **given})
     swept = {key: [c[key] for c in cases] for key in spec.values}
     layout = Layout(coordinates(model), variables(model), grid, swept,

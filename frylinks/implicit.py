@@ -1,0 +1,498 @@
+"""The generalized-alpha scheme for the constrained equations (index 3), on the bodies'
+Lie group, with Newton iterations on one sparse system.
+
+Per step of size ``h`` (Arnold and Bruls 2007; Bruls, Cardona and Arnold 2012), with
+``u = [v, w]`` the bodies' world velocities, ``u'`` their accelerations and ``a`` the
+algorithmic acceleration::
+
+    x1 = x0 + h D_lin          R1 = exp(h [D_rot]) R0      D = u0 + h (1/2 - beta) a0 + h beta a1
+    u1 = u0 + h (1 - gamma) a0 + h gamma a1
+    (1 - alpha_m) a1 + alpha_m a0 = (1 - alpha_f) u1' + alpha_f u0'
+    M(q1) u1' - f(t1, q1, u1) - G(q1)^T lam1 = 0          Phi(t1, q1) = 0
+
+with ``alpha_m = (2 rho - 1)/(rho + 1)``, ``alpha_f = rho/(rho + 1)``, ``gamma = 1/2 +
+alpha_f - alpha_m``, ``beta = (gamma + 1/2)^2/4``: second order, unconditionally stable
+for linear problems, and damping the highest frequencies to ``rho_inf`` per step (1: no
+damping, 0: annihilated in one step). The positions meet the constraints exactly (to the
+Newton tolerance) at every step, so nothing drifts and no projection is needed.
+
+Newton's unknowns are a tangent correction ``delta`` of the positions (``u1 +=
+gamma' delta``, ``u1' += beta' delta``) and the multipliers; its matrix::
+
+    [ M + (K + gamma' C)/beta'   -G^T ] [delta ]     [ -r/beta' ]
+    [ G                            0  ] [dlam/beta'] = [ -Phi     ]
+
+``beta' = (1 - alpha_m)/(h^2 beta (1 - alpha_f))``, ``gamma' = gamma/(h beta)``. The
+tangent stiffness and damping ``K + gamma' C`` of every force, spring and constraint
+reaction (its geometric stiffness matters for a hanging chain) is one directional finite
+difference of the residual per body and direction: bodies that share no equation are
+moved together (a distance-2 colouring of the coupling graph), so a chain of any length
+costs 18 residuals. The matrix is equilibrated, factored once (scipy's SuperLU, or dense
+LU when small) and kept for as many steps as Newton converges fast with it: it is
+rebuilt only when an iteration contracts by less than :data:`SLOW_CONTRACTION`. A step
+Newton cannot solve is retried as two half steps (down to 1/64 of ``dt``).
+
+States of force types (radiation memory) follow the trapezoidal rule, updated at each
+Newton iteration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from scipy.linalg import lu_factor, lu_solve
+
+from .checkpoint import Checkpoint, restore_memory, take
+from .engine import (
+    Model,
+    State,
+    _constraints,
+    _link_ctx,
+    applied,
+    body_states,
+    evaluate,
+    mass_blocks,
+    project,
+    state_derivatives,
+    update_angle_refs,
+)
+from .errors import SimulationError
+from .links import LinkType
+from .rotations import quat_multiply, rotvec_to_quat
+
+Array = np.ndarray
+
+#: Default spectral radius at infinite frequency.
+RHO_INF = 0.8
+#: Newton stops when a correction is below this (m, relative to the model's size; rad).
+NEWTON_TOL = 1e-9
+#: Iterations allowed with one matrix before it is rebuilt, and in all for one step.
+MAX_ITERATIONS = 8
+MAX_TOTAL = 20
+#: An iteration whose correction shrinks by less than this factor rebuilds the matrix.
+SLOW_CONTRACTION = 0.25
+#: A step Newton cannot solve is halved at most this many times.
+MAX_HALVINGS = 6
+#: Finite-difference step of the tangent matrix (m relative to the model's size; rad).
+FD_STEP = 1e-7
+#: Relative regularisation of the constraint block (redundant constraints).
+EPS = 1e-10
+#: Refactor each step with the step's own constraint rows (the tangent part is kept).
+REFRESH_ROWS = True
+#: Above this many unknowns the sparse factorisation is used.
+DENSE_LIMIT = 150
+
+
+@dataclass(frozen=True)
+class Coefficients:
+    """Generalized-alpha coefficients for a spectral radius ``rho_inf`` in [0, 1]."""
+
+    rho_inf: float
+    alpha_m: float
+    alpha_f: float
+    gamma: float
+    beta: float
+
+    @classmethod
+    def from_rho(cls, rho_inf: float) -> Coefficients:
+        if not 0.0 <= rho_inf <= 1.0:
+            raise ValueError(f"rho_inf must be in [0, 1], got {rho_inf!r}")
+        am = (2.0 * rho_inf - 1.0) / (rho_inf + 1.0)
+        af = rho_inf / (rho_inf + 1.0)
+        gamma = 0.5 + af - am
+        return cls(rho_inf, am, af, gamma, 0.25 * (gamma + 0.5) ** 2)
+
+    def beta_prime(self, h: float) -> float:
+        return (1.0 - self.alpha_m) / (h * h * self.beta * (1.0 - self.alpha_f))
+
+    def gamma_prime(self, h: float) -> float:
+        return self.gamma / (h * self.beta)
+
+
+class Coupling:
+    """Which bodies share equations, and a colouring of bodies none of whose equations
+    meet (so their columns of the tangent matrix come from one finite difference).
+
+    Attributes
+    ----------
+    colour : (nb,) colour of each body.
+    rows, cols : (nblocks,) body pairs ``(i, j)`` whose 6x6 block may be nonzero.
+    """
+
+    def __init__(self, model: Model) -> None:
+        nb = model.nb_bodies
+        near: list[set[int]] = [{i} for i in range(nb)]
+
+        def join(bodies: Array) -> None:
+            moving = [int(b) for b in bodies if b < nb]  # ground is not an unknown
+            for i in moving:
+                near[i].update(moving)
+
+        for blk in model.link_blocks:
+            for a, b in zip(blk.master.body, blk.slave.body, strict=True):
+                join(np.array([a, b]))
+        for fblk in model.force_blocks:
+            if len(fblk.attachments) > 1:
+                for k in range(len(fblk.names)):
+                    join(np.array([att.body[k] for att in fblk.attachments]))
+        colour = np.full(nb, -1)
+        for j in range(nb):
+            # two bodies may share a colour when no equation sees both
+            taken = {int(colour[k]) for i in near[j] for k in near[i]}
+            c = 0
+            while c in taken:
+                c += 1
+            colour[j] = c
+        self.colour = colour
+        self.nb_colours = int(colour.max()) + 1 if nb else 0
+        pairs = sorted((i, j) for j in range(nb) for i in near[j])
+        self.rows = np.array([p[0] for p in pairs], dtype=int)
+        self.cols = np.array([p[1] for p in pairs], dtype=int)
+        self.members = [np.flatnonzero(colour == c) for c in range(self.nb_colours)]
+
+
+@dataclass
+class Residual:
+    """The step's equations at one iterate: dynamics ``r (nb, 6)``, constraints ``phi``."""
+
+    r: Array
+    phi: Array
+    vals: Array
+    mass: Array                          # (nb, 6, 6) body blocks
+    coupling: tuple[Array, Array] | None  # point masses (P, m)
+    zdot: Array
+
+
+def residual(model: Model, s: State, udot: Array, lam: Array) -> Residual:
+    """``r = M u' - f - G^T lam`` and ``Phi`` at state ``s`` (its ``t`` included)."""
+    b = body_states(model, s)
+    ctx = _link_ctx(model, s)
+    rels, vals, phi, _, _ = _constraints(model, b, ctx, positions=True)
+    loads = applied(model, s, b, rels, ctx)
+    M = mass_blocks(model, b)
+    r = np.einsum("bij,bj->bi", M, udot) - loads.f
+    if loads.coupling is not None:
+        P, m = loads.coupling
+        r += (P.T @ (np.repeat(m, 3) * (P @ udot.reshape(-1)))).reshape(r.shape)
+    if model.nb_rows:
+        solver = model.solver
+        r -= np.bincount(solver.cols, weights=vals * lam[solver.rows],
+                         minlength=r.size).reshape(r.shape)
+    return Residual(r, phi, vals, M, loads.coupling, state_derivatives(model, s, loads))
+
+
+def _moved(s: State, bodies: Array, d: int, eps: float, dv: float) -> State:
+    """``s`` with ``bodies`` moved by ``eps`` along direction ``d`` (0-2 translation,
+    3-5 world rotation) and their velocities changed by ``dv`` along it."""
+    out = State(s.t, s.x.copy(), s.q.copy(), s.v.copy(), s.w.copy(), s.angle_ref, s.z)
+    if d < 3:
+        out.x[bodies, d] += eps
+        out.v[bodies, d] += dv
+    else:
+        e = np.zeros((len(bodies), 3))
+        e[:, d - 3] = eps
+        out.q[bodies] = quat_multiply(rotvec_to_quat(e), s.q[bodies])
+        out.w[bodies, d - 3] += dv
+    return out
+
+
+class Newton:
+    """The step's Newton matrix: its tangent part built at an iterate and kept, its
+    constraint rows refreshed and the whole equilibrated and factored once per step."""
+
+    def __init__(self, model: Model, coeff: Coefficients) -> None:
+        self.model = model
+        self.coeff = coeff
+        self.coupling = Coupling(model)
+        self.h = np.nan
+        self.n = 6 * model.nb_bodies + model.nb_rows
+        self.dense = self.n <= DENSE_LIMIT
+        self.builds = 0
+        self._S: Any = None
+        self._lu: Any = None
+
+    def build(self, s: State, udot: Array, lam: Array, h: float, base: Residual) -> None:
+        """Tangent part ``M + (K + gamma' C)/beta'`` at ``s`` (residual ``base`` there)
+        for step ``h``; then :meth:`factor` with the constraint rows there."""
+        model, cp = self.model, self.coupling
+        nb = model.nb_bodies
+        bp, gp = self.coeff.beta_prime(h), self.coeff.gamma_prime(h)
+        steps = (FD_STEP * model.length_scale,) * 3 + (FD_STEP,) * 3
+        # D[c, d] = d r / d(move of colour c's bodies along d, with u += gamma' move)
+        D = np.zeros((cp.nb_colours, 6, nb, 6))
+        for c, bodies in enumerate(cp.members):
+            for d in range(6):
+                eps = steps[d]
+                moved = residual(model, _moved(s, bodies, d, eps, gp * eps), udot, lam)
+                D[c, d] = (moved.r - base.r) / eps
+        blocks = np.swapaxes(D[cp.colour[cp.cols], :, cp.rows, :], 1, 2) / bp  # (k, 6, 6)
+        diag = cp.rows == cp.cols
+        blocks[diag] += base.mass[cp.rows[diag]]
+        i6 = 6 * cp.rows[:, None, None] + np.arange(6)[None, :, None]
+        j6 = 6 * cp.cols[:, None, None] + np.arange(6)[None, None, :]
+        rows = [np.broadcast_to(i6, blocks.shape).ravel()]
+        cols = [np.broadcast_to(j6, blocks.shape).ravel()]
+        data = [blocks.ravel()]
+        if base.coupling is not None:
+            P, m = base.coupling
+            Ps = sp.csr_matrix(P)
+            PtmP = (Ps.T @ sp.diags(np.repeat(m, 3)) @ Ps).tocoo()
+            rows.append(PtmP.row)
+            cols.append(PtmP.col)
+            data.append(PtmP.data)
+        S = sp.coo_matrix((np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))),
+                          shape=(6 * nb, 6 * nb)).tocsr()
+        diagonal = np.abs(S.diagonal())
+        self._ds = 1.0 / np.sqrt(np.where(diagonal > 0, diagonal, 1.0))
+        Ss = sp.diags(self._ds) @ S @ sp.diags(self._ds)
+        self._S = Ss.toarray() if self.dense else Ss
+        self.h = h
+        self.builds += 1
+        self.factor(base.vals)
+
+    def factor(self, vals: Array) -> None:
+        """Equilibrate and factor the Newton matrix with constraint rows ``vals``."""
+        model = self.model
+        nb, nr = model.nb_bodies, model.nb_rows
+        ds = self._ds
+        bp = self.coeff.beta_prime(self.h)
+        if nr:
+            solver = model.solver
+            g = vals * ds[solver.cols]
+            norm = np.sqrt(np.bincount(solver.rows, weights=g * g, minlength=nr))
+            dc = 1.0 / np.where(norm > 0, norm, 1.0)
+            g *= dc[solver.rows]
+            # unknowns [delta, dlam / beta'], scaled like their equations
+            self.scale = np.concatenate([ds, dc * bp])
+            self.rhs_scale = np.concatenate([ds / bp, dc])
+        else:
+            self.scale, self.rhs_scale = ds, ds / bp
+        try:
+            if self.dense:
+                K = np.zeros((self.n, self.n))
+                K[: 6 * nb, : 6 * nb] = self._S
+                if nr:
+                    r, c = 6 * nb + solver.rows, solver.cols
+                    K[r, c] = g
+                    K[c, r] = -g
+                    K[6 * nb:, 6 * nb:] = -EPS * np.eye(nr)
+                self._lu = ("dense", lu_factor(K, check_finite=False))
+            else:
+                if nr:
+                    G = sp.csr_matrix((g, (solver.rows, solver.cols)), shape=(nr, 6 * nb))
+                    Ks = sp.bmat([[self._S, -G.T], [G, -EPS * sp.eye(nr)]], format="csc")
+                else:
+                    Ks = self._S.tocsc()
+                self._lu = ("sparse", spla.splu(Ks, permc_spec="COLAMD"))
+        except (RuntimeError, ValueError) as exc:
+            raise SimulationError(f"the Newton matrix of the implicit step is singular: {exc}"
+                                  ) from exc
+
+    def solve(self, res: Residual) -> tuple[Array, Array]:
+        """Newton correction ``(delta (nb, 6), dlam)`` for the residual ``res``."""
+        nb = self.model.nb_bodies
+        rhs = -np.concatenate([res.r.reshape(-1), res.phi]) * self.rhs_scale
+        kind, lu = self._lu
+        y = lu_solve(lu, rhs, check_finite=False) if kind == "dense" else lu.solve(rhs)
+        x = y * self.scale
+        return x[: 6 * nb].reshape(nb, 6), x[6 * nb:]
+
+
+class _NotConverged(Exception):
+    """Newton did not converge within the allowed iterations."""
+
+
+@dataclass
+class Memory:
+    """The scheme's memory besides the state: accelerations ``u'`` and ``a`` (nb, 6),
+    multipliers, the force types' state derivatives, and the accelerations one step
+    back with that step's size (for the predictor)."""
+
+    udot: Array
+    a: Array
+    lam: Array
+    zdot: Array
+    udot_prev: Array
+    h_prev: float = 0.0
+
+    def arrays(self) -> dict[str, Array]:
+        return {"udot": self.udot, "a": self.a, "lam": self.lam, "zdot": self.zdot,
+                "udot_prev": self.udot_prev, "h_prev": np.array([self.h_prev])}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, Array]) -> Memory:
+        none = np.zeros(0)  # empty arrays are not stored
+        return cls(arrays["udot"].reshape(-1, 6), arrays["a"].reshape(-1, 6),
+                   arrays.get("lam", none).reshape(-1), arrays.get("zdot", none).reshape(-1),
+                   arrays["udot_prev"].reshape(-1, 6), float(arrays["h_prev"][0]))
+
+
+class Stepper:
+    """Advances a state by one generalized-alpha step (see the module doc)."""
+
+    def __init__(self, model: Model, rho_inf: float = RHO_INF) -> None:
+        self.model = model
+        self.coeff = Coefficients.from_rho(rho_inf)
+        self.newton = Newton(model, self.coeff)
+        self.iterations = 0
+        self.steps = 0
+        self.halvings = 0
+        #: where the Newton matrix was last built: a resumed run rebuilds it there
+        self.anchor: dict[str, Array] = {}
+        # links with one free rotation keep the reference that unwraps their angle
+        self._refs = any(type(blk.kind).unwrap_angle is not LinkType.unwrap_angle
+                         for blk in model.link_blocks)
+
+    def start(self, s: State) -> Memory:
+        """The memory at a consistent initial state: accelerations from the equations."""
+        ev = evaluate(self.model, s)
+        return Memory(ev.udot.copy(), ev.udot.copy(), ev.lam.copy(), ev.zdot.copy(),
+                      ev.udot.copy())
+
+    def step(self, s0: State, mem: Memory, h: float, t1: float, depth: int = 0
+             ) -> tuple[State, Memory]:
+        """The state and memory at ``t1 = s0.t + h``; a step Newton cannot solve is
+        taken as two halves (raises SimulationError after :data:`MAX_HALVINGS`)."""
+        try:
+            return self._step(s0, mem, h, t1)
+        except _NotConverged as exc:
+            if depth >= MAX_HALVINGS:
+                raise SimulationError(
+                    f"Newton's iterations of the implicit step did not converge, even with "
+                    f"the step cut to {h:.3g} s ({exc}); the motion is too violent for "
+                    "this dt, or the model is unstable") from None
+            self.halvings += 1
+            mid, m_mid = self.step(s0, mem, 0.5 * h, s0.t + 0.5 * h, depth + 1)
+            return self.step(mid, m_mid, 0.5 * h, t1, depth + 1)
+
+    def _step(self, s0: State, mem: Memory, h: float, t1: float) -> tuple[State, Memory]:
+        model, c = self.model, self.coeff
+        am, af, gamma, beta = c.alpha_m, c.alpha_f, c.gamma, c.beta
+        bp = c.beta_prime(h)
+        u0 = np.concatenate([s0.v, s0.w], axis=1)
+        base_a = (af * mem.udot - am * mem.a) / (1.0 - am)
+        shift = u0 + h * (0.5 - beta) * mem.a
+        u_base = u0 + h * (1.0 - gamma) * mem.a
+
+        def kinematics(udot: Array, z: Array) -> tuple[State, Array]:
+            a1 = base_a + (1.0 - af) / (1.0 - am) * udot
+            D = shift + h * beta * a1
+            u1 = u_base + h * gamma * a1
+            q1 = quat_multiply(rotvec_to_quat(h * D[:, 3:]), s0.q)
+            q1 /= np.linalg.norm(q1, axis=1, keepdims=True)
+            return State(t1, s0.x + h * D[:, :3], q1, u1[:, :3].copy(), u1[:, 3:].copy(),
+                         s0.angle_ref, z), a1
+
+        # predictor: accelerations extrapolated from the last two steps
+        udot = mem.udot.copy()
+        if mem.h_prev > 0:
+            udot += (h / mem.h_prev) * (mem.udot - mem.udot_prev)
+        lam = mem.lam.copy()
+        s1, a1 = kinematics(udot, s0.z + h * mem.zdot)
+        scale = np.array([model.length_scale] * 3 + [1.0] * 3)
+        rebuild = self.newton.h != h
+        fresh = False
+        previous = np.inf
+        with_matrix = 0
+        for total in range(1, MAX_TOTAL + 1):
+            res = residual(model, s1, udot, lam)
+            if not (np.isfinite(res.r).all() and np.isfinite(res.phi).all()):
+                raise _NotConverged("non-finite residual")
+            if rebuild:
+                self.newton.build(s1, udot, lam, h, res)
+                self.anchor = {"x": s1.x.copy(), "q": s1.q.copy(), "v": s1.v.copy(),
+                               "w": s1.w.copy(), "z": s1.z.copy(), "udot": udot.copy(),
+                               "lam": lam.copy(), "th": np.array([s1.t, h])}
+                rebuild, fresh, with_matrix, previous = False, True, 0, np.inf
+            elif total == 1 and REFRESH_ROWS:
+                self.newton.factor(res.vals)  # the constraint directions of this step
+            delta, dlam = self.newton.solve(res)
+            udot += bp * delta
+            lam += dlam
+            z1 = s0.z + 0.5 * h * (mem.zdot + res.zdot)
+            err = float(np.max(np.abs(delta) / scale)) if delta.size else 0.0
+            if len(z1):
+                err = max(err, float(np.max(np.abs(z1 - s1.z))) / max(
+                    float(np.max(np.abs(z1))), 1e-300))
+            s1, a1 = kinematics(udot, z1)
+            with_matrix += 1
+            if not np.isfinite(err):
+                raise _NotConverged("non-finite correction")
+            if err <= NEWTON_TOL:
+                self.iterations += total
+                self.steps += 1
+                if self._refs:
+                    update_angle_refs(model, s1)
+                return s1, Memory(udot, a1, lam, res.zdot, mem.udot, h)
+            slow = err > SLOW_CONTRACTION * previous or with_matrix >= MAX_ITERATIONS
+            if slow and fresh and with_matrix >= MAX_ITERATIONS:
+                raise _NotConverged(f"correction {err:.3g} after {total} iterations")
+            if slow and not fresh:
+                rebuild = True
+            previous = err
+        raise _NotConverged(f"correction {err:.3g} after {MAX_TOTAL} iterations")
+
+    def rebuild_at(self, anchor: dict[str, Array], angle_ref: Array) -> None:
+        """Build the Newton matrix where a checkpointed run had it."""
+        t, h = (float(v) for v in anchor["th"])
+        s = State(t, anchor["x"].reshape(-1, 3), anchor["q"].reshape(-1, 4),
+                  anchor["v"].reshape(-1, 3), anchor["w"].reshape(-1, 3), angle_ref,
+                  anchor["z"].reshape(-1))
+        udot = anchor["udot"].reshape(-1, 6)
+        lam = anchor["lam"].reshape(-1)
+        self.newton.build(s, udot, lam, h, residual(self.model, s, udot, lam))
+        self.anchor = {k: np.array(v) for k, v in anchor.items()}
+
+
+def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every: int = 1,
+                      rho_inf: float = RHO_INF, resume: Checkpoint | None = None,
+                      on_checkpoint: Any = None) -> Iterator[State]:
+    """Fixed-step generalized-alpha; yields ``state`` (updated in place) at t0 and every
+    ``every`` steps. Parameters as :func:`frylinks.integrators.rk4`, and ``rho_inf``,
+    the spectral radius at infinite frequency in [0, 1]."""
+    from .integrators import _check, _restore, nb_steps
+
+    stepper = Stepper(model, rho_inf)
+    if resume is None:
+        s = state
+        project(model, s, initial=True)
+        mem = stepper.start(s)
+        t0, k0, samples = s.t, 0, 1
+        if on_checkpoint is not None:
+            on_checkpoint(_take(model, s, samples, 0, t0, mem, stepper))
+        yield s
+    else:
+        s = _restore(model, state, resume)
+        t0, k0, samples = resume.t0, resume.step, resume.samples
+        extra = resume.extra
+        mem = Memory.from_arrays(extra)
+        anchor = {k.split(":", 1)[1]: v for k, v in extra.items() if k.startswith("anchor:")}
+        if anchor:
+            stepper.rebuild_at(anchor, s.angle_ref)
+            restore_memory(model, resume.memory)  # the build's residuals moved it
+    n = nb_steps(t_end - t0, dt)
+    for k in range(k0 + 1, n + 1):
+        new, mem = stepper.step(s, mem, dt, t0 + k * dt)
+        _check(new)
+        s.set(new)
+        if k % every == 0:
+            samples += 1
+            if on_checkpoint is not None:
+                on_checkpoint(_take(model, s, samples, k, t0, mem, stepper))
+            yield s
+
+
+def _take(model: Model, s: State, samples: int, step: int, t0: float, mem: Memory,
+          stepper: Stepper) -> Checkpoint:
+    extra = {k: v.copy() for k, v in mem.arrays().items()}
+    extra.update({f"anchor:{k}": v.copy() for k, v in stepper.anchor.items()})
+    return take(model, s, samples, step=step, t0=t0, extra=extra)
+
+
+__all__ = ["RHO_INF", "Coefficients", "Coupling", "Memory", "Newton", "Stepper",
+           "generalized_alpha", "residual"]
