@@ -163,6 +163,7 @@ class Residual:
     r: Array
     phi: Array
     vals: Array
+    vel: Array                           # velocity right-hand sides: G u = vel
     mass: Array                          # (nb, 6, 6) body blocks
     coupling: tuple[Array, Array] | None  # point masses (P, m)
     zdot: Array
@@ -172,7 +173,7 @@ def residual(model: Model, s: State, udot: Array, lam: Array) -> Residual:
     """``r = M u' - f - G^T lam`` and ``Phi`` at state ``s`` (its ``t`` included)."""
     b = body_states(model, s)
     ctx = _link_ctx(model, s)
-    rels, vals, phi, _, _ = _constraints(model, b, ctx, positions=True)
+    rels, vals, phi, vel, _ = _constraints(model, b, ctx, positions=True)
     loads = applied(model, s, b, rels, ctx)
     M = mass_blocks(model, b)
     r = np.einsum("bij,bj->bi", M, udot) - loads.f
@@ -183,7 +184,7 @@ def residual(model: Model, s: State, udot: Array, lam: Array) -> Residual:
         solver = model.solver
         r -= np.bincount(solver.cols, weights=vals * lam[solver.rows],
                          minlength=r.size).reshape(r.shape)
-    return Residual(r, phi, vals, M, loads.coupling, state_derivatives(model, s, loads))
+    return Residual(r, phi, vals, vel, M, loads.coupling, state_derivatives(model, s, loads))
 
 
 def _moved(s: State, bodies: Array, d: int, eps: float, dv: float) -> State:
@@ -295,8 +296,21 @@ class Newton:
 
     def solve(self, res: Residual) -> tuple[Array, Array]:
         """Newton correction ``(delta (nb, 6), dlam)`` for the residual ``res``."""
+        return self._solve(res.r.reshape(-1), res.phi)
+
+    def project_velocities(self, u: Array, res: Residual) -> Array:
+        """Velocity change ``(nb, 6)`` that puts ``u`` back on ``G u = vel``: the
+        smallest in the metric of the Newton matrix (one more solve, no new factor)."""
+        if not self.model.nb_rows:
+            return np.zeros_like(u)
+        solver = self.model.solver
+        Gu = np.bincount(solver.rows, weights=res.vals * u.reshape(-1)[solver.cols],
+                         minlength=len(res.vel))
+        return self._solve(np.zeros(u.size), Gu - res.vel)[0]
+
+    def _solve(self, r: Array, phi: Array) -> tuple[Array, Array]:
         nb = self.model.nb_bodies
-        rhs = -np.concatenate([res.r.reshape(-1), res.phi]) * self.rhs_scale
+        rhs = -np.concatenate([r, phi]) * self.rhs_scale
         kind, lu = self._lu
         y = lu_solve(lu, rhs, check_finite=False) if kind == "dense" else lu.solve(rhs)
         x = y * self.scale
@@ -426,6 +440,11 @@ class Stepper:
             if err <= NEWTON_TOL:
                 self.iterations += total
                 self.steps += 1
+                # index 3 meets the positions; the velocities drift off their constraint
+                # by O(h) and, with little numerical damping, oscillate: project them
+                du = self.newton.project_velocities(np.concatenate([s1.v, s1.w], axis=1), res)
+                s1.v += du[:, :3]
+                s1.w += du[:, 3:]
                 if self._refs:
                     update_angle_refs(model, s1)
                 return s1, Memory(udot, a1, lam, res.zdot, mem.udot, h)
@@ -440,11 +459,12 @@ class Stepper:
     def rebuild_at(self, anchor: dict[str, Array], angle_ref: Array) -> None:
         """Build the Newton matrix where a checkpointed run had it."""
         t, h = (float(v) for v in anchor["th"])
+        none = np.zeros(0)  # empty arrays are not stored
         s = State(t, anchor["x"].reshape(-1, 3), anchor["q"].reshape(-1, 4),
                   anchor["v"].reshape(-1, 3), anchor["w"].reshape(-1, 3), angle_ref,
-                  anchor["z"].reshape(-1))
+                  anchor.get("z", none).reshape(-1))
         udot = anchor["udot"].reshape(-1, 6)
-        lam = anchor["lam"].reshape(-1)
+        lam = anchor.get("lam", none).reshape(-1)
         self.newton.build(s, udot, lam, h, residual(self.model, s, udot, lam))
         self.anchor = {k: np.array(v) for k, v in anchor.items()}
 

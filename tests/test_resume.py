@@ -60,6 +60,9 @@ class StopAt:
 SOLVERS = {
     "rk4": {"dt": 0.01, "integrator": "rk4", "every": 2},
     "dop853": {"dt": 0.01, "integrator": "dop853", "every": 2, "rtol": 1e-8, "atol": 1e-10},
+    # its memory (accelerations, multipliers, where its Newton matrix was built) is kept
+    "generalized_alpha": {"dt": 0.01, "integrator": "generalized_alpha", "every": 2,
+                          "rho_inf": 0.9},
 }
 
 
