@@ -71,6 +71,10 @@ Array = np.ndarray
 RHO_INF = 0.8
 #: Newton stops when a correction is below this (m, relative to the model's size; rad).
 NEWTON_TOL = 1e-9
+#: ... and when the force types' states change by less than this, relative to their
+#: largest (they converge by fixed point, about 50-fold an iteration for radiation, so
+#: what is left is below 1e-9).
+STATE_TOL = 1e-7
 #: Iterations allowed with one matrix before it is rebuilt, and in all for one step.
 MAX_ITERATIONS = 8
 MAX_TOTAL = 20
@@ -332,18 +336,21 @@ class Memory:
     lam: Array
     zdot: Array
     udot_prev: Array
+    zdot_prev: Array
     h_prev: float = 0.0
 
     def arrays(self) -> dict[str, Array]:
         return {"udot": self.udot, "a": self.a, "lam": self.lam, "zdot": self.zdot,
-                "udot_prev": self.udot_prev, "h_prev": np.array([self.h_prev])}
+                "udot_prev": self.udot_prev, "zdot_prev": self.zdot_prev,
+                "h_prev": np.array([self.h_prev])}
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, Array]) -> Memory:
         none = np.zeros(0)  # empty arrays are not stored
         return cls(arrays["udot"].reshape(-1, 6), arrays["a"].reshape(-1, 6),
                    arrays.get("lam", none).reshape(-1), arrays.get("zdot", none).reshape(-1),
-                   arrays["udot_prev"].reshape(-1, 6), float(arrays["h_prev"][0]))
+                   arrays["udot_prev"].reshape(-1, 6),
+                   arrays.get("zdot_prev", none).reshape(-1), float(arrays["h_prev"][0]))
 
 
 class Stepper:
@@ -366,7 +373,7 @@ class Stepper:
         """The memory at a consistent initial state: accelerations from the equations."""
         ev = evaluate(self.model, s)
         return Memory(ev.udot.copy(), ev.udot.copy(), ev.lam.copy(), ev.zdot.copy(),
-                      ev.udot.copy())
+                      ev.udot.copy(), ev.zdot.copy())
 
     def step(self, s0: State, mem: Memory, h: float, t1: float, depth: int = 0
              ) -> tuple[State, Memory]:
@@ -402,12 +409,14 @@ class Stepper:
             return State(t1, s0.x + h * D[:, :3], q1, u1[:, :3].copy(), u1[:, 3:].copy(),
                          s0.angle_ref, z), a1
 
-        # predictor: accelerations extrapolated from the last two steps
+        # predictor: accelerations (and state rates) extrapolated from the last two steps
         udot = mem.udot.copy()
+        zdot = mem.zdot.copy()
         if mem.h_prev > 0:
             udot += (h / mem.h_prev) * (mem.udot - mem.udot_prev)
+            zdot += (h / mem.h_prev) * (mem.zdot - mem.zdot_prev)
         lam = mem.lam.copy()
-        s1, a1 = kinematics(udot, s0.z + h * mem.zdot)
+        s1, a1 = kinematics(udot, s0.z + 0.5 * h * (mem.zdot + zdot))
         scale = np.array([model.length_scale] * 3 + [1.0] * 3)
         rebuild = self.newton.h != h
         fresh = False
@@ -431,8 +440,9 @@ class Stepper:
             z1 = s0.z + 0.5 * h * (mem.zdot + res.zdot)
             err = float(np.max(np.abs(delta) / scale)) if delta.size else 0.0
             if len(z1):
-                err = max(err, float(np.max(np.abs(z1 - s1.z))) / max(
-                    float(np.max(np.abs(z1))), 1e-300))
+                change = float(np.max(np.abs(z1 - s1.z))) / max(float(np.max(np.abs(z1))),
+                                                                1e-300)
+                err = max(err, change * (NEWTON_TOL / STATE_TOL))
             s1, a1 = kinematics(udot, z1)
             with_matrix += 1
             if not np.isfinite(err):
@@ -447,7 +457,7 @@ class Stepper:
                 s1.w += du[:, 3:]
                 if self._refs:
                     update_angle_refs(model, s1)
-                return s1, Memory(udot, a1, lam, res.zdot, mem.udot, h)
+                return s1, Memory(udot, a1, lam, res.zdot, mem.udot, mem.zdot, h)
             slow = err > SLOW_CONTRACTION * previous or with_matrix >= MAX_ITERATIONS
             if slow and fresh and with_matrix >= MAX_ITERATIONS:
                 raise _NotConverged(f"correction {err:.3g} after {total} iterations")

@@ -1,0 +1,290 @@
+"""The speed benchmark suite: frylinks against Exudyn and MuJoCo on the same models.
+
+One command, from a clean clone::
+
+    pip install -e '.[bench]'         # exudyn and mujoco from PyPI
+    python benchmarks/suite.py          # about 15 minutes on 2 cores
+    python benchmarks/suite.py --quick  # shorter horizons, a couple of minutes
+
+Models (their definitions in ``benchmarks/peers.py``, exact solutions in
+``benchmarks/exact.py``): a pendulum on a revolute link (10 s), a prismatic link with a
+linear spring-damper under a constant force (10 s), the chain of N thin rods on
+spherical links released horizontal (1 s; N = 1000 over its first 0.1 s), all at
+dt = 1e-3; the cost per step of the chain up to N = 10,000; and the moored heaving
+buoy (``cases/moored_buoy.yaml``) at dt = 0.01, timed over ``--buoy-seconds`` (20) and
+extrapolated to 3 hours (``--buoy-seconds 10800`` runs all of it).
+
+Every engine is timed on its time integration only (model building and file output
+excluded) in this one process, so the ratios compare like with like. Accuracy against
+the exact solution is printed beside the speed; frylinks also runs a second, larger
+step where that meets the peer's accuracy ("equal accuracy" rows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import frylinks
+from frylinks.engine import Model, State, assemble
+from frylinks.implicit import generalized_alpha
+from frylinks.integrators import rk4
+
+HERE = Path(__file__).resolve().parent
+
+
+def _module(name: str) -> Any:
+    """A sibling script as a module (``benchmarks`` is not a package)."""
+    key = f"frylinks_bench_{name}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, HERE / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        spec.loader.exec_module(module)
+    return sys.modules[key]
+
+
+peers = _module("peers")
+chain = _module("chain")
+G = 9.81
+
+
+# ----------------------------------------------------------------------- frylinks models
+
+def pendulum() -> frylinks.System:
+    """1 kg, inertia 1e-3 kg m2, COG 1 m from a revolute link about world y, horizontal."""
+    s = frylinks.System(gravity=[0.0, 0.0, -G], name="pendulum")
+    hinge = {"axis": [1.0, 0.0, 0.0], "angle_deg": 90.0}  # node z along world y
+    s.ground.add_node("pivot", orientation=hinge)
+    bob = s.add_body("bob", mass=1.0, inertia=[1e-3] * 3, position=[1.0, 0.0, 0.0])
+    bob.add_node("hinge", position=[-1.0, 0.0, 0.0], orientation=hinge)
+    s.add_link("hinge", "revolute", master="ground.pivot", slave="bob.hinge")
+    return s
+
+
+def spring_damper() -> frylinks.System:
+    """1 kg on a prismatic link along world x, k = 100 N/m, c = 2 N s/m, pushed by 10 N."""
+    s = frylinks.System(gravity=[0.0, 0.0, -G], name="spring-damper")
+    along_x = {"axis": [0.0, 1.0, 0.0], "angle_deg": 90.0}  # node z along world x
+    s.ground.add_node("rail", orientation=along_x)
+    body = s.add_body("slider", mass=1.0, inertia=[0.1] * 3)
+    body.add_node("pto", orientation=along_x)
+    s.add_link("pto", "prismatic", master="ground.rail", slave="slider.pto",
+               spring_damper={"stiffness": 100.0, "damping": 2.0})
+    s.add_force("push", "world_force", node="slider", force=[10.0, 0.0, 0.0])
+    return s
+
+
+def _steps(model: Model, integrator: str, t_end: float, dt: float, every: int,
+           rho_inf: float) -> Iterator[State]:
+    state = model.initial.copy()
+    if integrator == "rk4":
+        return rk4(model, state, t_end, dt, every)
+    return generalized_alpha(model, state, t_end, dt, every, rho_inf=rho_inf)
+
+
+def _timed(system: frylinks.System, integrator: str, t_end: float, dt: float,
+           sample: float, rho_inf: float, keep: Callable[[State], Any]
+           ) -> tuple[float, str, list[Any], list[float]]:
+    """Run and time the integration; ``keep`` is called on every sampled state."""
+    model = assemble(system)
+    every = max(1, round(sample / dt))
+    times: list[float] = []
+    kept: list[Any] = []
+    status = "ok"
+    start = time.perf_counter()
+    try:
+        for s in _steps(model, integrator, t_end, dt, every, rho_inf):
+            times.append(s.t)
+            kept.append(keep(s))
+    except frylinks.SimulationError as exc:
+        status = f"diverged at t={times[-1] if times else 0:.3g} s: {exc}"
+    return time.perf_counter() - start, status, kept, times
+
+
+def _label(integrator: str, rho_inf: float) -> str:
+    return ("frylinks rk4" if integrator == "rk4"
+            else f"frylinks generalized-alpha (rho_inf={rho_inf:g})")
+
+
+def frylinks_pendulum(t_end: float = 10.0, dt: float = 1e-3, integrator: str = "gen-alpha",
+                      rho_inf: float = peers.RHO_INF) -> dict[str, Any]:
+    def keep(s: State) -> tuple[np.ndarray, float]:
+        e = 0.5 * float(s.v[0] @ s.v[0]) + 0.5e-3 * float(s.w[0] @ s.w[0]) + G * s.x[0, 2]
+        return s.x[0].copy(), e
+
+    wall, status, kept, times = _timed(pendulum(), integrator, t_end, dt, 0.01, rho_inf, keep)
+    pos = np.array([k[0] for k in kept])
+    figures = peers._pendulum_figures(np.array(times), pos, [k[1] for k in kept])
+    return peers._result(_label(integrator, rho_inf), "pendulum", 1, dt, times[-1], wall,
+                         status, **figures)
+
+
+def frylinks_spring_damper(t_end: float = 10.0, dt: float = 1e-3,
+                           integrator: str = "gen-alpha", rho_inf: float = peers.RHO_INF
+                           ) -> dict[str, Any]:
+    wall, status, kept, times = _timed(spring_damper(), integrator, t_end, dt, 0.01, rho_inf,
+                                       lambda s: float(s.x[0, 0]))
+    figures = peers._spring_figures(np.array(times), np.array(kept))
+    return peers._result(_label(integrator, rho_inf), "spring_damper", 1, dt, times[-1],
+                         wall, status, **figures)
+
+
+def frylinks_chain(n: int, t_end: float = 1.0, dt: float = 1e-3,
+                   rho_inf: float = peers.RHO_INF) -> dict[str, Any]:
+    system = chain.build_chain(n)
+    energies: list[float] = []
+    wall, status, _, times = _timed(system, "gen-alpha", t_end, dt, t_end, rho_inf,
+                                    lambda s: energies.append(chain.energy(system, s)))
+    t = times[-1] if times[-1] > 0 else dt
+    return peers._result(_label("gen-alpha", rho_inf), "chain", n, dt, t, wall, status,
+                         **peers._drift(energies))
+
+
+def chain_cost_per_step(ns: list[int], steps: int = 10, dt: float = 1e-3,
+                        rho_inf: float = peers.RHO_INF) -> list[tuple[int, float]]:
+    """Wall seconds per step of the N-rod chain (after the first step, which builds the
+    Newton matrix), for each N."""
+    out = []
+    for n in ns:
+        model = assemble(chain.build_chain(n))
+        run = generalized_alpha(model, model.initial.copy(), (steps + 1) * dt, dt, 1,
+                                rho_inf=rho_inf)
+        next(run)
+        next(run)
+        start = time.perf_counter()
+        for _ in run:
+            pass
+        out.append((n, (time.perf_counter() - start) / steps))
+    return out
+
+
+def frylinks_buoy(seconds: float, dt: float = 0.01, rho_inf: float = peers.RHO_INF
+                  ) -> dict[str, Any]:
+    """The moored buoy case with generalized-alpha, timed over ``seconds``."""
+    system = frylinks.load_case(HERE.parent / "cases" / "moored_buoy.yaml")
+    model = assemble(system)
+    state = model.initial.copy()
+    from frylinks.engine import project
+    from frylinks.statics import static_equilibrium
+
+    project(model, state, initial=True)
+    static_equilibrium(model, state)  # as the case asks (solver.initial_equilibrium)
+    status = "ok"
+    start = time.perf_counter()
+    t = 0.0
+    try:
+        for s in generalized_alpha(model, state, seconds, dt, max(1, round(1.0 / dt)),
+                                   rho_inf=rho_inf):
+            t = s.t
+    except frylinks.SimulationError as exc:
+        status = f"diverged at t={t:.3g} s: {exc}"
+    wall = time.perf_counter() - start
+    return peers._result(_label("gen-alpha", rho_inf), "moored_buoy", 1, dt, seconds, wall,
+                         status)
+
+
+# ----------------------------------------------------------------------------- report
+
+def _ratio(ours: dict[str, Any], theirs: dict[str, Any] | None) -> str:
+    if theirs is None or not theirs.get("per_second"):
+        return "-"
+    return f"{ours['per_second'] / theirs['per_second']:.3g}"
+
+
+def _accuracy(r: dict[str, Any]) -> str:
+    if "angle_error_max" in r:
+        return f"angle err {r['angle_error_max']:.2e} rad"
+    if "rel_error_max" in r:
+        return f"rel err {r['rel_error_max']:.2e}"
+    if "energy_drift" in r:
+        return f"dE/(MgL) {r['energy_drift']:+.2e} (max {r['energy_drift_max']:.2e})"
+    return ""
+
+
+def _row(r: dict[str, Any], ratio: str = "") -> str:
+    return (f"  {r['engine'][:52]:<52} {r['per_second']:>11.4g} {ratio:>8}  "
+            f"{_accuracy(r):<40} {r['status'][:60]}")
+
+
+def _peer(fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> dict[str, Any] | None:
+    try:
+        return fn(*args, **kwargs)
+    except ImportError as exc:
+        print(f"  ({exc})")
+        return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true",
+                        help="short horizons (pendulum and spring 2 s, chains 0.1 s, "
+                             "N = 1000 over 0.01 s, buoy 10 s)")
+    parser.add_argument("--buoy-seconds", type=float, default=None,
+                        help="simulated seconds of the moored buoy (default 20; 10800 "
+                             "for the whole 3 hours)")
+    parser.add_argument("--no-peers", action="store_true", help="frylinks only")
+    parser.add_argument("--chains", type=int, nargs="+", default=[1, 10, 100, 1000])
+    args = parser.parse_args(argv)
+    single = 2.0 if args.quick else 10.0
+    buoy = args.buoy_seconds or (5.0 if args.quick else 20.0)
+    print("wall seconds per simulated second; ratio = frylinks / Exudyn; dt = 1e-3\n")
+    header = f"  {'engine':<52} {'wall/sim s':>11} {'ratio':>8}  {'accuracy':<40} status"
+
+    for name, ours_fn, exu_fn, mj_fn in (
+            ("pendulum on a revolute link", frylinks_pendulum, peers.exudyn_pendulum,
+             peers.mujoco_pendulum),
+            ("prismatic link + linear spring-damper, constant force", frylinks_spring_damper,
+             peers.exudyn_spring_damper, peers.mujoco_spring_damper)):
+        print(f"{name} ({single:g} s)\n{header}")
+        exu = None if args.no_peers else _peer(exu_fn, t_end=single)
+        mj = None if args.no_peers else _peer(mj_fn, t_end=single)
+        for r in (exu, mj):
+            if r is not None:
+                print(_row(r), flush=True)
+        print(_row(ours := ours_fn(t_end=single), _ratio(ours, exu)), flush=True)
+        # equal accuracy: the largest of these steps whose error is within the peer's
+        for dt, integ in ((1e-2, "rk4"), (2e-2, "rk4"), (5e-3, "gen-alpha")):
+            r = ours_fn(t_end=single, dt=dt, integrator=integ)
+            r["engine"] += f", dt={dt:g}"
+            print(_row(r, _ratio(r, exu)), flush=True)
+        print()
+
+    print(f"chain of N rods on spherical links, released horizontal\n{header}")
+    for n in args.chains:
+        horizon = (0.01 if args.quick else 0.1) if n >= 1000 else (0.1 if args.quick else 1.0)
+        exu = None if args.no_peers else _peer(peers.exudyn_chain, n, t_end=horizon)
+        mj = None if args.no_peers else _peer(peers.mujoco_chain, n,
+                                              t_end=min(horizon, 0.02 if n >= 1000 else 1.0))
+        print(f" N = {n} ({horizon:g} s)")
+        for r in (exu, mj):
+            if r is not None:
+                print(_row(r), flush=True)
+        print(_row(ours := frylinks_chain(n, t_end=horizon), _ratio(ours, exu)), flush=True)
+    print()
+
+    ns = [10, 100, 1000] if args.quick else [10, 100, 1000, 10000]
+    cost = chain_cost_per_step(ns)
+    slope = np.polyfit(np.log([c[0] for c in cost]), np.log([c[1] for c in cost]), 1)[0]
+    print("chain cost per generalized-alpha step: " + ", ".join(
+        f"N={n}: {1e3 * c:.3g} ms" for n, c in cost) + f"  (grows as N^{slope:.2f})\n")
+
+    r = frylinks_buoy(buoy)
+    hours = r["per_second"] * 10800
+    print(f"moored heaving buoy (cases/moored_buoy.yaml), dt = 0.01, {buoy:g} s simulated: "
+          f"{r['wall']:.1f} s wall, {r['per_second']:.3g} s/s -> 3 hours in "
+          f"{hours:.0f} s wall (target < 60 s); {r['status']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
