@@ -44,7 +44,9 @@ Engines:
   explicit in the joint damping; Euler and implicit* treat joint damping implicitly).
 
 Each function returns a plain dict: ``engine, model, n, dt, t_end, wall, per_second,
-status`` and the accuracy figures. Run ``python benchmarks/peers.py`` for the table.
+status`` and the accuracy figures (``nan`` after a divergence); ``per_second`` is the
+wall time over the simulated time the solver ran, ``t_end`` unless it failed first.
+Run ``python benchmarks/peers.py`` for the table.
 """
 
 from __future__ import annotations
@@ -93,9 +95,10 @@ def _steps(t_end: float, dt: float) -> int:
 
 
 def _result(engine, model, n, dt, t_end, wall, status, **figures) -> dict:
-    """The common result dict."""
-    return dict(engine=engine, model=model, n=n, dt=dt, t_end=t_end, wall=wall,
-                per_second=wall / t_end, status=status, **figures)
+    """The common result dict; ``wall`` is (seconds, simulated seconds they ran)."""
+    seconds, simulated = wall
+    return dict(engine=engine, model=model, n=n, dt=dt, t_end=t_end, wall=seconds,
+                per_second=seconds / simulated, status=status, **figures)
 
 
 def _pendulum_figures(t, pos, energy) -> dict:
@@ -169,7 +172,7 @@ class _Exudyn:
                 "EigenSparse, modified Newton, Euler parameters)")
 
     def solve(self, t_end: float, dt: float):
-        """Run; returns (wall seconds, status)."""
+        """Run; returns ((wall seconds, simulated seconds), status)."""
         exu = self.exu
         self.mbs.Assemble()
         s = exu.SimulationSettings()
@@ -195,7 +198,7 @@ class _Exudyn:
         taken = it.currentStepIndex - 1
         if taken > n_steps:
             status = f"Newton failures: step reduced ({taken} steps for {n_steps})"
-        return wall, status
+        return (wall, it.currentTime if status.startswith("solver failed") else t_end), status
 
     def samples(self):
         """Times (k,) and per-body position, velocity, local angular velocity (k, n, 3)."""
@@ -335,7 +338,8 @@ def _mujoco_run(mujoco, model, data, t_end, dt, sample):
     Returns
     -------
     tuple
-        (wall seconds, status, sample times, list of sample values)
+        ((wall seconds, simulated seconds they ran), status, sample times, list of sample
+        values); a divergence ends the run, the steps up to the batch that diverged count.
     """
     n_steps = _steps(t_end, dt)
     every = max(1, round(SAMPLE / dt))
@@ -349,12 +353,13 @@ def _mujoco_run(mujoco, model, data, t_end, dt, sample):
         mujoco.mj_step(model, data, nstep=k)
         wall += time.perf_counter() - start
         if any(data.warning[w].number for w in bad) or not np.all(np.isfinite(data.qvel)):
-            status = f"diverged at t={done * dt:.4g} s (within {k} steps after)"
+            status = f"diverged between t={done * dt:.4g} and {(done + k) * dt:.4g} s"
+            done += k
             break
         done += k
         times.append(done * dt)
         values.append(sample(data))
-    return wall, status, np.array(times), values
+    return (wall, done * dt), status, np.array(times), values
 
 
 def _mujoco_bodies_state(mujoco, model, data):
