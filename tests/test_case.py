@@ -76,7 +76,8 @@ def test_valid_case_loads_and_runs(tmp_path: Path) -> None:
     assert list(system.forces) == ["lift"]
     assert system.links["pto"].stiffness[0, 0] == 4.0e4
     assert solver == {"t_end": 0.05, "dt": 0.01, "integrator": "rk4", "every": 1,
-                      "rtol": 1e-9, "atol": 1e-12, "initial_equilibrium": False}
+                      "rtol": 1e-9, "atol": 1e-12, "rho_inf": 0.8,
+                      "initial_equilibrium": False}
     ds = system.run(**solver)
     assert ds.attrs["status"] == "completed"
     assert ds.attrs["title"] == "buoy-test"
@@ -290,6 +291,12 @@ def test_schema_version(tmp_path: Path, version: Any) -> None:
     ({"t_end": 1.0, "dt": 0.01}, {"every": 2.5}, "output.every", "expected a whole number"),
     ({"t_end": 1.0, "dt": 0.01}, {"every": True}, "output.every", "expected a whole number"),
     ({"t_end": 1.0, "dt": 0.01}, {"evry": 2}, "output.evry", "did you mean 'every'?"),
+    ({"t_end": 1.0, "dt": 0.01, "integrator": "generalized_alpha", "rho_inf": 1.5}, {},
+     "solver.rho_inf", "expected a spectral radius from 0 (most numerical damping) to 1"),
+    ({"t_end": 1.0, "dt": 0.01, "rho_inf": "soft"}, {}, "solver.rho_inf",
+     "expected a number"),
+    ({"t_end": 1.0, "dt": 0.01, "integrator": "generalised_alpha"}, {}, "solver.integrator",
+     "did you mean 'generalized_alpha'?"),
 ])
 def test_solver_and_output_are_checked(tmp_path: Path, solver: dict[str, Any],
                                        output: dict[str, Any], where: str, what: str) -> None:
@@ -304,10 +311,22 @@ def test_solver_values_reach_run(tmp_path: Path) -> None:
                                    output={"every": 2}))
     system, solver = load_case(path)
     assert solver == {"t_end": 0.04, "dt": 0.02, "integrator": "dop853", "every": 2,
-                      "rtol": 1e-6, "atol": 1e-8, "initial_equilibrium": False}
+                      "rtol": 1e-6, "atol": 1e-8, "rho_inf": 0.8, "initial_equilibrium": False}
     ds = system.run(**solver)
     assert ds.attrs["integrator"] == "dop853"
     np.testing.assert_allclose(ds.time.values, [0.0, 0.04])
+
+
+def test_generalized_alpha_from_a_case_file(tmp_path: Path) -> None:
+    path = write(tmp_path, changed(solver={"t_end": 0.1, "dt": 0.02,
+                                           "integrator": "generalized_alpha", "rho_inf": 0.6},
+                                   output={"every": 5}))
+    system, solver = load_case(path)
+    assert solver["integrator"] == "generalized_alpha" and solver["rho_inf"] == 0.6
+    ds = system.run(**solver)
+    assert (ds.attrs["integrator"], ds.attrs["rho_inf"]) == ("generalized_alpha", 0.6)
+    assert ds.attrs["status"] == "completed"
+    np.testing.assert_allclose(ds.time.values, [0.0, 0.1])  # fixed steps: every 5 of dt
 
 
 def test_orientation_of_wrong_kind_is_a_case_error(tmp_path: Path) -> None:

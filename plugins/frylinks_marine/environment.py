@@ -123,7 +123,7 @@ def _probes(value: Any) -> tuple[list[str], Array]:
     for name, xy in value.items():
         try:
             p = np.array(xy, dtype=float)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # (an integer of 400 digits)
             p = np.zeros(0)
         if not isinstance(name, str) or p.shape != (2,) or not np.isfinite(p).all():
             raise ModelError(f"expected a name and [x, y] in m, got {shown(name)}: "

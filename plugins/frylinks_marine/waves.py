@@ -74,7 +74,7 @@ def _number(value: object, path: str, *, zero: bool = False, inf: bool = False) 
     """A positive number (``zero``: non-negative; ``inf``: infinity accepted) or a ModelError."""
     try:
         x = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         x = math.nan
     if math.isnan(x) or x < 0.0 or (x == 0.0 and not zero) or (math.isinf(x) and not inf):
         kind = "non-negative" if zero else "positive"
@@ -87,7 +87,7 @@ def _vector(value: npt.ArrayLike, path: str, shape: tuple[int, ...] | None = Non
     """A finite float array (of ``shape`` if given) or a ModelError."""
     try:
         arr = np.array(value, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         arr = None
     if arr is None or (shape is not None and arr.shape != shape) or not np.isfinite(arr).all():
         want = f"{shape[0]} finite numbers" if shape else "finite numbers"
