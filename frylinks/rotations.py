@@ -25,8 +25,37 @@ def skew(v: Array) -> Array:
     return out
 
 
+def _matrix_table() -> Array:
+    # R = I + 2 / |q|^2 * sum_jk q_j q_k table[4 j + k] (the off-diagonal products
+    # split between (j, k) and (k, j) so the table is symmetric)
+    table = np.zeros((4, 4, 3, 3))
+    w, x, y, z = range(4)
+    for (j, k), entries in {
+        (x, x): [(1, 1, -1), (2, 2, -1)], (y, y): [(0, 0, -1), (2, 2, -1)],
+        (z, z): [(0, 0, -1), (1, 1, -1)],
+        (x, y): [(0, 1, 1), (1, 0, 1)], (w, z): [(0, 1, -1), (1, 0, 1)],
+        (x, z): [(0, 2, 1), (2, 0, 1)], (w, y): [(0, 2, 1), (2, 0, -1)],
+        (y, z): [(1, 2, 1), (2, 1, 1)], (w, x): [(1, 2, -1), (2, 1, 1)],
+    }.items():
+        for r, c, sign in entries:
+            table[j, k, r, c] += sign * (1.0 if j == k else 0.5)
+            if j != k:
+                table[k, j, r, c] += sign * 0.5
+    return table.reshape(16, 9)
+
+
+_MATRIX = _matrix_table()
+_EYE9 = np.eye(3).reshape(9)
+
+
 def quat_to_matrix(q: Array) -> Array:
     """Rotation matrices of (not necessarily unit) quaternions ``(..., 4) -> (..., 3, 3)``."""
+    if q.size <= SMALL:
+        q = q / np.sqrt((q * q).sum(axis=-1, keepdims=True))
+        out = _bilinear(q, q, _MATRIX)
+        out *= 2.0
+        out += _EYE9
+        return out.reshape(*q.shape[:-1], 3, 3)
     q = q / np.linalg.norm(q, axis=-1, keepdims=True)
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     out = np.empty((*q.shape[:-1], 3, 3))
@@ -69,9 +98,33 @@ def matrix_to_quat(m: Array) -> Array:
     return out.reshape(*m.shape[:-2], 4)
 
 
+#: Below this many output values a product is formed as an outer product contracted
+#: with a constant matrix (three numpy calls); above, by components (per-call overhead
+#: no longer dominates, and the components touch less memory).
+SMALL = 96
+
+# cross(a, b)_i = sum_jk a_j b_k _CROSS[3 j + k, i]
+_CROSS = np.zeros((9, 3))
+_CROSS[5, 0], _CROSS[7, 0] = 1.0, -1.0
+_CROSS[6, 1], _CROSS[2, 1] = 1.0, -1.0
+_CROSS[1, 2], _CROSS[3, 2] = 1.0, -1.0
+
+
+def _shape(a: Array, b: Array) -> tuple[int, ...]:
+    return a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
+
+
+def _bilinear(a: Array, b: Array, table: Array) -> Array:
+    """``sum_jk a_j b_k table[j k, i]`` over the last axes: one outer product, one matmul."""
+    ab = a[..., :, None] * b[..., None, :]
+    return (ab.reshape(-1, table.shape[0]) @ table).reshape(*ab.shape[:-2], table.shape[1])
+
+
 def cross(a: Array, b: Array) -> Array:
     """Cross products of vectors ``(..., 3)`` (numpy.cross costs 20x more on small arrays)."""
-    out = np.empty(a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape))
+    if a.size <= SMALL and b.size <= SMALL:
+        return _bilinear(a, b, _CROSS)
+    out = np.empty(_shape(a, b))
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
     out[..., 0] = a1 * b2 - a2 * b1
@@ -80,16 +133,45 @@ def cross(a: Array, b: Array) -> Array:
     return out
 
 
-def quat_multiply(a: Array, b: Array) -> Array:
-    """Hamilton products ``a * b`` of quaternions ``(..., 4)``."""
+def _quat_table(conjugate: bool) -> Array:
+    table = np.zeros((16, 4))
+    for j in range(4):
+        for k in range(4):
+            a = np.zeros(4)
+            b = np.zeros(4)
+            a[j] = -1.0 if conjugate and j else 1.0
+            b[k] = 1.0
+            table[4 * j + k] = _quat_multiply(a, b)
+    return table
+
+
+def _quat_multiply(a: Array, b: Array, shape: tuple[int, ...] | None = None) -> Array:
     aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
     bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    out = np.empty(a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape))
+    out = np.empty(_shape(a, b) if shape is None else shape)
     out[..., 0] = aw * bw - ax * bx - ay * by - az * bz
     out[..., 1] = aw * bx + ax * bw + ay * bz - az * by
     out[..., 2] = aw * by - ax * bz + ay * bw + az * bx
     out[..., 3] = aw * bz + ax * by - ay * bx + az * bw
     return out
+
+
+_QUAT = _quat_table(False)
+_QUAT_CONJ = _quat_table(True)
+
+
+def quat_multiply(a: Array, b: Array) -> Array:
+    """Hamilton products ``a * b`` of quaternions ``(..., 4)``."""
+    if a.size <= SMALL and b.size <= SMALL:
+        return _bilinear(a, b, _QUAT)
+    return _quat_multiply(a, b)
+
+
+def quat_conj_multiply(a: Array, b: Array) -> Array:
+    """Products ``conj(a) * b`` of quaternions ``(..., 4)`` (relative rotations)."""
+    if a.size <= SMALL and b.size <= SMALL:
+        return _bilinear(a, b, _QUAT_CONJ)
+    return _quat_multiply(quat_conjugate(a), b)
 
 
 def quat_conjugate(q: Array) -> Array:
@@ -149,9 +231,14 @@ def euler_to_quat(angles: ArrayLike, sequence: str) -> Array:
 
 def rotate(r: Array, v: Array) -> Array:
     """Apply rotation matrices ``(..., 3, 3)`` to vectors ``(..., 3)``."""
+    if r.ndim == 3 and v.ndim == 2 and len(r) <= SMALL:
+        return (r @ v[:, :, None])[:, :, 0]
     return np.einsum("...ij,...j->...i", r, v)
 
 
 def rotate_back(r: Array, v: Array) -> Array:
     """Apply transposed rotation matrices ``(..., 3, 3)`` to vectors ``(..., 3)``."""
+    if r.ndim == 3 and v.ndim == 2 and len(r) <= SMALL:
+        return (v[:, None, :] @ r)[:, 0]
     return np.einsum("...ji,...j->...i", r, v)
+
