@@ -41,10 +41,12 @@ ATTRIBUTES = {
     "description": "the case's `description`",
     "frylinks_version": "version of frylinks that ran the case",
     "integrator": "`rk4` or `dop853`",
-    "dt": "time step of `rk4`, or output interval of `dop853` [s]",
+    "dt": "time step of `rk4` and `generalized_alpha`, or output interval of `dop853` [s]",
     "output_every": "one sample kept every that many steps (`output.every`)",
     "rtol": "relative tolerance of `dop853`",
     "atol": "absolute tolerance of `dop853`",
+    "rho_inf": "spectral radius at infinite frequency of `generalized_alpha` (its numerical "
+               "damping; recorded for every integrator)",
     "case": "the text of the case file (empty for a model built in Python), so a results "
             "file explains itself years later",
     "Conventions": "`CF-1.8`",
