@@ -30,7 +30,7 @@ import numpy as np
 
 from .kinematics import Relative
 from .params import Param
-from .rotations import quat_conjugate, quat_multiply, quat_to_rotvec
+from .rotations import quat_multiply, quat_to_rotvec
 from .signals import SignalArray, SignalSpec
 
 Array = np.ndarray
@@ -205,6 +205,10 @@ class AxisLink(LinkType):
             if self._axis is not None and j == 3 + self._axis:
                 basis[:, self._locked_t, k] = c[:, self._locked_t]
         self._basis = basis
+        # constant per block: the residual's index lists and coupling as arrays
+        self._locked_t_idx = np.array(self._locked_t, dtype=int)
+        self._locked_r_idx = np.array([3 + i for i in self._locked_r], dtype=int)
+        self._coupling_t = c[:, self._locked_t]
 
     def coupling(self) -> Array:
         """Translation per radian of the single free rotation, ``(n, 3)``; zero here."""
@@ -212,16 +216,24 @@ class AxisLink(LinkType):
 
     def _twist(self, rel: Relative, ctx: LinkContext) -> tuple[Array, Array]:
         """Unwrapped angle about the free axis and the swing rotation vector."""
+        # the engine asks for the angle and the residual at the same kinematics and
+        # context: compute once per (rel, ctx)
+        cached = getattr(rel, "_twist_cache", None)
+        if (cached is not None and cached[0] is self and cached[1] is ctx
+                and cached[2] is ctx.angle_ref and cached[3] is rel.q_rel):
+            return cached[4]
         k = self._axis
         assert k is not None
         q = rel.q_rel
         raw = 2.0 * np.arctan2(q[:, 1 + k], q[:, 0])
         ref = np.where(np.isnan(ctx.angle_ref), 0.0, ctx.angle_ref)
         angle = ref + wrap_to_pi(raw - ref)
-        twist = np.zeros_like(q)
-        twist[:, 0] = np.cos(0.5 * angle)
-        twist[:, 1 + k] = np.sin(0.5 * angle)
-        swing = quat_to_rotvec(quat_multiply(q, quat_conjugate(twist)))
+        half = 0.5 * angle
+        untwist = np.zeros_like(q)  # conjugate of the twist about the free axis
+        untwist[:, 0] = np.cos(half)
+        untwist[:, 1 + k] = -np.sin(half)
+        swing = quat_to_rotvec(quat_multiply(q, untwist))
+        rel._twist_cache = (self, ctx, ctx.angle_ref, q, (angle, swing))  # type: ignore[attr-defined]
         return angle, swing
 
     def unwrap_angle(self, rel: Relative, ctx: LinkContext) -> Array | None:
@@ -243,11 +255,15 @@ class AxisLink(LinkType):
 
     def residual(self, rel: Relative, ctx: LinkContext) -> Array:
         disp = self.displacement(rel, ctx)
-        trans = disp[:, self._locked_t]
+        out = np.empty((self.nb_links, self.nb_constraints))
+        nt = len(self._locked_t)
         if self._axis is not None:
-            trans = trans - self.coupling()[:, self._locked_t] * disp[:, 3 + self._axis, None]
-        rot = disp[:, [3 + i for i in self._locked_r]]
-        return np.concatenate([trans, rot], axis=1)
+            np.subtract(disp[:, self._locked_t_idx],
+                        self._coupling_t * disp[:, 3 + self._axis, None], out=out[:, :nt])
+        else:
+            out[:, :nt] = disp[:, self._locked_t_idx]
+        out[:, nt:] = disp[:, self._locked_r_idx]
+        return out
 
     def free_basis(self, rel: Relative) -> Array:
         return self._basis

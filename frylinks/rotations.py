@@ -192,13 +192,14 @@ def rotvec_to_quat(v: Array) -> Array:
 
 def quat_to_rotvec(q: Array) -> Array:
     """Rotation vectors (angle in [0, pi]) of quaternions ``(..., 4) -> (..., 3)``."""
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
-    q = np.where(q[..., :1] < 0, -q, q)
+    q = q / np.sqrt((q * q).sum(axis=-1, keepdims=True))
+    q = q * np.where(q[..., :1] < 0, -1.0, 1.0)
     vec = q[..., 1:]
-    s = np.linalg.norm(vec, axis=-1, keepdims=True)
-    angle = 2.0 * np.arctan2(s, q[..., :1])
+    s = np.sqrt((vec * vec).sum(axis=-1, keepdims=True))
+    w = q[..., :1]
+    angle = 2.0 * np.arctan2(s, w)
     small = s < 1e-8
-    factor = np.where(small, 2.0 / np.maximum(q[..., :1], 1e-300), angle / np.where(small, 1, s))
+    factor = np.where(small, 2.0 / np.maximum(w, 1e-300), angle / np.where(small, 1, s))
     return factor * vec
 
 
