@@ -124,8 +124,8 @@ def frylinks_pendulum(t_end: float = 10.0, dt: float = 1e-3, integrator: str = "
     wall, status, kept, times = _timed(pendulum(), integrator, t_end, dt, 0.01, rho_inf, keep)
     pos = np.array([k[0] for k in kept])
     figures = peers._pendulum_figures(np.array(times), pos, [k[1] for k in kept])
-    return peers._result(_label(integrator, rho_inf), "pendulum", 1, dt, times[-1], wall,
-                         status, **figures)
+    return peers._result(_label(integrator, rho_inf), "pendulum", 1, dt, times[-1],
+                         (wall, times[-1]), status, **figures)
 
 
 def frylinks_spring_damper(t_end: float = 10.0, dt: float = 1e-3,
@@ -135,7 +135,7 @@ def frylinks_spring_damper(t_end: float = 10.0, dt: float = 1e-3,
                                        lambda s: float(s.x[0, 0]))
     figures = peers._spring_figures(np.array(times), np.array(kept))
     return peers._result(_label(integrator, rho_inf), "spring_damper", 1, dt, times[-1],
-                         wall, status, **figures)
+                         (wall, times[-1]), status, **figures)
 
 
 def frylinks_chain(n: int, t_end: float = 1.0, dt: float = 1e-3,
@@ -145,7 +145,7 @@ def frylinks_chain(n: int, t_end: float = 1.0, dt: float = 1e-3,
     wall, status, _, times = _timed(system, "gen-alpha", t_end, dt, t_end, rho_inf,
                                     lambda s: energies.append(chain.energy(system, s)))
     t = times[-1] if times[-1] > 0 else dt
-    return peers._result(_label("gen-alpha", rho_inf), "chain", n, dt, t, wall, status,
+    return peers._result(_label("gen-alpha", rho_inf), "chain", n, dt, t, (wall, t), status,
                          **peers._drift(energies))
 
 
@@ -182,13 +182,13 @@ def frylinks_buoy(seconds: float, dt: float = 0.01, rho_inf: float = peers.RHO_I
     start = time.perf_counter()
     t = 0.0
     try:
-        for s in generalized_alpha(model, state, seconds, dt, max(1, round(1.0 / dt)),
+        for s in generalized_alpha(model, state, seconds, dt, max(1, round(min(1.0, seconds) / dt)),
                                    rho_inf=rho_inf):
             t = s.t
     except frylinks.SimulationError as exc:
         status = f"diverged at t={t:.3g} s: {exc}"
     wall = time.perf_counter() - start
-    return peers._result(_label("gen-alpha", rho_inf), "moored_buoy", 1, dt, seconds, wall,
+    return peers._result(_label("gen-alpha", rho_inf), "moored_buoy", 1, dt, t, (wall, t),
                          status)
 
 
@@ -234,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
                              "for the whole 3 hours)")
     parser.add_argument("--no-peers", action="store_true", help="frylinks only")
     parser.add_argument("--chains", type=int, nargs="+", default=[1, 10, 100, 1000])
+    parser.add_argument("--cost-n", type=int, nargs="+", default=None,
+                        help="chain sizes of the cost per step (default 10 100 1000 10000; "
+                             "--quick: up to 1000)")
     args = parser.parse_args(argv)
     single = 2.0 if args.quick else 10.0
     buoy = args.buoy_seconds or (5.0 if args.quick else 20.0)
@@ -272,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         print(_row(ours := frylinks_chain(n, t_end=horizon), _ratio(ours, exu)), flush=True)
     print()
 
-    ns = [10, 100, 1000] if args.quick else [10, 100, 1000, 10000]
+    ns = args.cost_n or ([10, 100, 1000] if args.quick else [10, 100, 1000, 10000])
     cost = chain_cost_per_step(ns)
     slope = np.polyfit(np.log([c[0] for c in cost]), np.log([c[1] for c in cost]), 1)[0]
     print("chain cost per generalized-alpha step: " + ", ".join(

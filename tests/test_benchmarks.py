@@ -1,0 +1,32 @@
+"""The benchmark suite runs from a clean clone (a fast version: frylinks only, short
+horizons; the peers need the ``bench`` extra and run in ``python benchmarks/suite.py``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+SUITE = Path(__file__).resolve().parents[1] / "benchmarks" / "suite.py"
+
+
+def test_suite_runs_and_reports_every_model(capsys: pytest.CaptureFixture[str]) -> None:
+    spec = importlib.util.spec_from_file_location("frylinks_bench_suite", SUITE)
+    assert spec is not None and spec.loader is not None
+    suite = importlib.util.module_from_spec(spec)
+    sys.modules["frylinks_bench_suite"] = suite
+    spec.loader.exec_module(suite)
+    assert suite.main(["--quick", "--no-peers", "--chains", "1", "10", "--cost-n", "10", "20",
+                       "--buoy-seconds", "0.2"]) == 0
+    out = capsys.readouterr().out
+    for model in ("pendulum on a revolute link", "spring-damper", "N = 1 ", "N = 10 ",
+                  "cost per generalized-alpha step", "moored heaving buoy"):
+        assert model in out, model
+    # the implicit pendulum meets the exact solution as a second-order scheme should
+    angle = re.search(r"frylinks generalized-alpha \(rho_inf=0\.9\) +[\d.e+-]+ +- +angle err "
+                      r"([\d.e+-]+) rad", out)
+    assert angle is not None and float(angle.group(1)) < 1e-4, out
+    assert "diverged" not in out, out
