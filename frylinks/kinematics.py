@@ -76,6 +76,7 @@ class NodeSet:
         self.qrot = matrix_to_quat(self.rot) if len(self.body) else np.zeros((0, 4))
         # nodes along their body's axes (the default) need no rotation per evaluation
         self.aligned = bool(np.all(self.rot == np.eye(3)))
+        self.at_origin = not np.any(self.offset)  # nodes at their COG (``body`` attachments)
         self._pairs: list[tuple[NodeSet, NodeSet]] = []
 
     def __len__(self) -> int:
@@ -136,12 +137,17 @@ def _frames(b: BodyStates, nodes: NodeSet) -> tuple[Array, ...]:
     array, so the differences of two sets take one subtraction."""
     body = nodes.body
     Rb = b.R[body]
-    r = rotate(Rb, nodes.offset)
     pvw = np.empty((len(body), 3, 3))
-    np.add(b.x[body], r, out=pvw[:, 0])
     w = pvw[:, 2]
     w[...] = b.w[body]
-    np.add(b.v[body], cross(w, r), out=pvw[:, 1])
+    if nodes.at_origin:
+        r = np.zeros((len(body), 3))
+        pvw[:, 0] = b.x[body]
+        pvw[:, 1] = b.v[body]
+    else:
+        r = rotate(Rb, nodes.offset)
+        np.add(b.x[body], r, out=pvw[:, 0])
+        np.add(b.v[body], cross(w, r), out=pvw[:, 1])
     if nodes.aligned:
         R, q = Rb, b.q[body]
     else:
