@@ -59,7 +59,6 @@ from .engine import (
     mass_blocks,
     project,
     state_derivatives,
-    update_angle_refs,
 )
 from .errors import SimulationError
 from .links import LinkType
@@ -173,11 +172,13 @@ class Residual:
     zdot: Array
 
 
-def residual(model: Model, s: State, udot: Array, lam: Array) -> Residual:
-    """``r = M u' - f - G^T lam`` and ``Phi`` at state ``s`` (its ``t`` included)."""
+def residual(model: Model, s: State, udot: Array, lam: Array, angles: Array | None = None
+             ) -> Residual:
+    """``r = M u' - f - G^T lam`` and ``Phi`` at state ``s`` (its ``t`` included); the
+    unwrapped angles of single-rotation links are written to ``angles`` if given."""
     b = body_states(model, s)
     ctx = _link_ctx(model, s)
-    rels, vals, phi, vel, _ = _constraints(model, b, ctx, positions=True)
+    rels, vals, phi, vel, _ = _constraints(model, b, ctx, angles, positions=True)
     loads = applied(model, s, b, rels, ctx)
     M = mass_blocks(model, b)
     r = np.einsum("bij,bj->bi", M, udot) - loads.f
@@ -422,8 +423,9 @@ class Stepper:
         fresh = False
         previous = np.inf
         with_matrix = 0
+        angles = s0.angle_ref.copy() if self._refs else None
         for total in range(1, MAX_TOTAL + 1):
-            res = residual(model, s1, udot, lam)
+            res = residual(model, s1, udot, lam, angles)
             if not (np.isfinite(res.r).all() and np.isfinite(res.phi).all()):
                 raise _NotConverged("non-finite residual")
             if rebuild:
@@ -455,8 +457,10 @@ class Stepper:
                 du = self.newton.project_velocities(np.concatenate([s1.v, s1.w], axis=1), res)
                 s1.v += du[:, :3]
                 s1.w += du[:, 3:]
-                if self._refs:
-                    update_angle_refs(model, s1)
+                if angles is not None:
+                    # the last iterate's angles (within the tolerance of the step's end)
+                    # are the references for the next step
+                    s1.angle_ref[:] = angles
                 return s1, Memory(udot, a1, lam, res.zdot, mem.udot, mem.zdot, h)
             slow = err > SLOW_CONTRACTION * previous or with_matrix >= MAX_ITERATIONS
             if slow and fresh and with_matrix >= MAX_ITERATIONS:
