@@ -234,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
                              "for the whole 3 hours)")
     parser.add_argument("--no-peers", action="store_true", help="frylinks only")
     parser.add_argument("--chains", type=int, nargs="+", default=[1, 10, 100, 1000])
+    parser.add_argument("--large-seconds", type=float, default=None,
+                        help="simulated seconds of chains with N >= 1000 (default 0.1, "
+                             "--quick 0.01; Exudyn takes minutes per 0.01 s there)")
     parser.add_argument("--cost-n", type=int, nargs="+", default=None,
                         help="chain sizes of the cost per step (default 10 100 1000 10000; "
                              "--quick: up to 1000)")
@@ -264,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"chain of N rods on spherical links, released horizontal\n{header}")
     for n in args.chains:
-        horizon = (0.01 if args.quick else 0.1) if n >= 1000 else (0.1 if args.quick else 1.0)
+        large = args.large_seconds or (0.01 if args.quick else 0.1)
+        horizon = large if n >= 1000 else (0.1 if args.quick else 1.0)
         exu = None if args.no_peers else _peer(peers.exudyn_chain, n, t_end=horizon)
         mj = None if args.no_peers else _peer(peers.mujoco_chain, n,
                                               t_end=min(horizon, 0.02 if n >= 1000 else 1.0))
