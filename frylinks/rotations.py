@@ -115,9 +115,14 @@ def _shape(a: Array, b: Array) -> tuple[int, ...]:
 
 
 def _bilinear(a: Array, b: Array, table: Array) -> Array:
-    """``sum_jk a_j b_k table[j k, i]`` over the last axes: one outer product, one matmul."""
+    """``sum_jk a_j b_k table[j k, i]`` over the last axes: one outer product, one matmul.
+
+    The product is a stack of one-row products, not one ``(n, 16) @ (16, 4)``: BLAS
+    sums a large product in an order that depends on ``n``, and an element must not
+    change at round-off with the size of its block."""
     ab = a[..., :, None] * b[..., None, :]
-    return (ab.reshape(-1, table.shape[0]) @ table).reshape(*ab.shape[:-2], table.shape[1])
+    out = ab.reshape(-1, 1, table.shape[0]) @ table
+    return out.reshape(*ab.shape[:-2], table.shape[1])
 
 
 def cross(a: Array, b: Array) -> Array:
