@@ -69,7 +69,11 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         if initial_equilibrium:
             from .statics import static_equilibrium
 
-            static_equilibrium(model, s)
+            try:
+                static_equilibrium(model, s)
+            except SimulationError as exc:  # a force type refused a pose on the way
+                raise ModelError(f"the static equilibrium could not be found: {exc}",
+                                 "solver.initial_equilibrium") from None
     run_kwargs: dict[str, Any] = {"resume": restart, "on_checkpoint": None}
     sampler = Sampler(model)
     times: list[float] = []

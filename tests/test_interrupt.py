@@ -48,7 +48,7 @@ forces:
   brake: {type: torsional_spring_damper, master: ground, slave: rotor, stiffness: 0.5,
           damping: 0.05}
   push: {type: world_force, node: bob, force: [{type: sine, amplitude: 2.0, omega: 3.0}, 0, 0]}
-solver: {t_end: 3.0, dt: 0.002}
+solver: {t_end: 8.0, dt: 0.002}    # long enough to be interrupted on a fast machine
 output: {every: 5}
 """
 
