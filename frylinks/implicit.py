@@ -85,8 +85,6 @@ MAX_HALVINGS = 6
 FD_STEP = 1e-7
 #: Relative regularisation of the constraint block (redundant constraints).
 EPS = 1e-10
-#: Refactor each step with the step's own constraint rows (the tangent part is kept).
-REFRESH_ROWS = True
 #: Above this many unknowns the sparse factorisation is used.
 DENSE_LIMIT = 150
 
@@ -366,6 +364,8 @@ class Stepper:
         self.halvings = 0
         #: where the Newton matrix was last built: a resumed run rebuilds it there
         self.anchor: dict[str, Array] = {}
+        #: corrections are measured in m relative to the model's size, and in rad
+        self._units = np.array([model.length_scale] * 3 + [1.0] * 3)
         # links with one free rotation keep the reference that unwraps their angle
         self._refs = any(type(blk.kind).unwrap_angle is not LinkType.unwrap_angle
                          for blk in model.link_blocks)
@@ -418,7 +418,6 @@ class Stepper:
             zdot += (h / mem.h_prev) * (mem.zdot - mem.zdot_prev)
         lam = mem.lam.copy()
         s1, a1 = kinematics(udot, s0.z + 0.5 * h * (mem.zdot + zdot))
-        scale = np.array([model.length_scale] * 3 + [1.0] * 3)
         rebuild = self.newton.h != h
         fresh = False
         previous = np.inf
@@ -434,13 +433,15 @@ class Stepper:
                                "w": s1.w.copy(), "z": s1.z.copy(), "udot": udot.copy(),
                                "lam": lam.copy(), "th": np.array([s1.t, h])}
                 rebuild, fresh, with_matrix, previous = False, True, 0, np.inf
-            elif total == 1 and REFRESH_ROWS:
-                self.newton.factor(res.vals)  # the constraint directions of this step
+            elif total == 1:
+                # refactored with this step's constraint directions (the tangent is kept):
+                # a pendulum then needs 2 iterations a step instead of 4-5
+                self.newton.factor(res.vals)
             delta, dlam = self.newton.solve(res)
             udot += bp * delta
             lam += dlam
             z1 = s0.z + 0.5 * h * (mem.zdot + res.zdot)
-            err = float(np.max(np.abs(delta) / scale)) if delta.size else 0.0
+            err = float(np.max(np.abs(delta) / self._units)) if delta.size else 0.0
             if len(z1):
                 change = float(np.max(np.abs(z1 - s1.z))) / max(float(np.max(np.abs(z1))),
                                                                 1e-300)
