@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 import yaml
+from distributed.diagnostics.plugin import WorkerPlugin
 
 from .case import CaseLoader, case_error, read_case
 from .errors import CaseError, FrylinksError, ModelError
@@ -336,10 +337,14 @@ def _client(scheduler: Any, workers: int | None) -> Iterator[Any]:
         n = workers or os.cpu_count() or 1
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
             raise FrylinksError(f"workers: expected a whole number >= 1, got {workers!r}")
-        # one single-threaded process per core: a run holds the GIL in its step loop
+        # one single-threaded process per core: a run holds the GIL in its step loop.
+        # The sweep reports every case's outcome itself, so distributed's own logging
+        # is kept to the critical: a cluster closed under running cases (Ctrl-C) has
+        # workers whose last heartbeat finds the scheduler gone, logged as tracebacks.
         with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                          dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
+                          dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster, \
                 Client(cluster) as client:
+            client.register_plugin(_QuietWorker(), name="frylinks-quiet-worker")
             yield client
         return
     try:
@@ -357,6 +362,19 @@ def _client(scheduler: Any, workers: int | None) -> Iterator[Any]:
             yield client
     finally:
         logger.setLevel(level)
+
+
+class _QuietWorker(WorkerPlugin):
+    """A dask worker plugin: the worker process logs only what is critical.
+
+    ``silence_logs`` quiets a worker's log handlers only until the worker starts to
+    close, and a heartbeat still in flight then logs the scheduler it lost; the level of
+    the ``distributed`` logger itself outlives the close.
+    """
+
+    def setup(self, worker: Any) -> None:
+        """Raise the worker process's ``distributed`` logger to CRITICAL."""
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
 
 
 def _run_cases(client: Any, plan: _Plan, todo: list[int], store: SweepStore,
