@@ -27,10 +27,13 @@ tangent stiffness and damping ``K + gamma' C`` of every force, spring and constr
 reaction (its geometric stiffness matters for a hanging chain) is one directional finite
 difference of the residual per body and direction: bodies that share no equation are
 moved together (a distance-2 colouring of the coupling graph), so a chain of any length
-costs 18 residuals. The matrix is equilibrated, factored once (scipy's SuperLU, or dense
-LU when small) and kept for as many steps as Newton converges fast with it: it is
-rebuilt only when an iteration contracts by less than :data:`SLOW_CONTRACTION`. A step
-Newton cannot solve is retried as two half steps (down to 1/64 of ``dt``).
+costs 18 residuals. The tangent is kept for as many steps as Newton converges with it;
+each step refreshes the mass blocks, the constraint rows and the multipliers' geometric
+stiffness (from derivatives kept with the tangent), and equilibrates and factors the
+whole once (scipy's SuperLU, or dense LU when small). The tangent is rebuilt when the
+iterations' contraction rate predicts more iterations to the tolerance than a build
+costs in residuals. A step Newton cannot solve with :data:`MAX_BUILDS` builds is
+retried as two half steps (down to 1/64 of ``dt``).
 
 States of force types (radiation memory) follow the trapezoidal rule, updated at each
 Newton iteration.
@@ -74,11 +77,13 @@ NEWTON_TOL = 1e-9
 #: largest (they converge by fixed point, about 50-fold an iteration for radiation, so
 #: what is left is below 1e-9).
 STATE_TOL = 1e-7
-#: Iterations allowed with one matrix before it is rebuilt, and in all for one step.
-MAX_ITERATIONS = 8
-MAX_TOTAL = 20
-#: An iteration whose correction shrinks by less than this factor rebuilds the matrix.
-SLOW_CONTRACTION = 0.25
+#: Iterations allowed in one step.
+MAX_ITERATIONS = 24
+#: Builds of the Newton matrix allowed in one step; a step that needs more is halved.
+MAX_BUILDS = 3
+#: The matrix is refactored at the iterate (tangent kept) when its contraction rate
+#: predicts more iterations than this.
+REFRESH_AFTER = 2.0
 #: A step Newton cannot solve is halved at most this many times.
 MAX_HALVINGS = 6
 #: Finite-difference step of the tangent matrix (m relative to the model's size; rad).
@@ -207,95 +212,143 @@ def _moved(s: State, bodies: Array, d: int, eps: float, dv: float) -> State:
 
 class Newton:
     """The step's Newton matrix: its tangent part built at an iterate and kept, its
-    constraint rows refreshed and the whole equilibrated and factored once per step."""
+    multipliers' part, mass blocks and constraint rows refreshed, and the whole
+    equilibrated and factored, once per step.
+
+    The constraint reactions ``G(q)^T lam`` are linear in the multipliers, and so is
+    their geometric stiffness: the build keeps the derivative of ``G``'s entries along
+    each finite difference, and every factorisation weighs it with the multipliers of
+    the moment. The multipliers change much faster than the positions (the tension of a
+    falling chain of short rods changes by half in a step), so this keeps one tangent
+    good for many steps where it would otherwise be rebuilt every step.
+    """
 
     def __init__(self, model: Model, coeff: Coefficients) -> None:
         self.model = model
         self.coeff = coeff
         self.coupling = Coupling(model)
         self.h = np.nan
-        self.n = 6 * model.nb_bodies + model.nb_rows
+        nb, nr = model.nb_bodies, model.nb_rows
+        self.n = n = 6 * nb + nr
         self.dense = self.n <= DENSE_LIMIT
         self.builds = 0
-        self._S: Any = None
         self._lu: Any = None
+        cp = self.coupling
+        # The matrix's pattern is fixed: the body blocks (i, j) the coupling allows (the
+        # tangent, 6x6 each), G, -G^T and the regularisation. Each factorisation only
+        # fills values into it, in column-major order (CSC, and the transpose of a
+        # dense array).
+        i6 = np.broadcast_to(6 * cp.rows[:, None, None] + np.arange(6)[None, :, None],
+                             (len(cp.rows), 6, 6)).ravel()
+        j6 = np.broadcast_to(6 * cp.cols[:, None, None] + np.arange(6)[None, None, :],
+                             (len(cp.rows), 6, 6)).ravel()
+        self._diag_blocks = np.flatnonzero(cp.rows == cp.cols)
+        parts_i, parts_j = [i6], [j6]
+        if nr:
+            grow, gcol = 6 * nb + model.solver.rows, model.solver.cols
+            eps = 6 * nb + np.arange(nr)
+            parts_i += [grow, gcol, eps]
+            parts_j += [gcol, grow, eps]
+        keys = np.concatenate(parts_j) * n + np.concatenate(parts_i)
+        unique, inverse = np.unique(keys, return_inverse=True)
+        self._nnz = len(unique)
+        self._where = inverse  # of each block entry, then G, -G^T and eps entries
+        self._col, self._row = np.divmod(unique, n)
+        self._indptr = np.searchsorted(self._col, np.arange(n + 1))
+        self._i6, self._j6 = i6, j6
+        self._tangent_diagonal = np.flatnonzero(i6 == j6)  # block entries on the diagonal
+        self._Df = np.zeros((cp.nb_colours, 6, nb, 6))
+        self._dV: tuple[Array, Array, Array] = (np.zeros(0, int), np.zeros(0, int),
+                                                np.zeros(0))
 
     def build(self, s: State, udot: Array, lam: Array, h: float, base: Residual) -> None:
-        """Tangent part ``M + (K + gamma' C)/beta'`` at ``s`` (residual ``base`` there)
-        for step ``h``; then :meth:`factor` with the constraint rows there."""
+        """Tangent ``K + gamma' C`` at ``s`` (residual ``base`` there) for step ``h``,
+        then :meth:`factor` there."""
         model, cp = self.model, self.coupling
-        nb = model.nb_bodies
-        bp, gp = self.coeff.beta_prime(h), self.coeff.gamma_prime(h)
+        nb, nr = model.nb_bodies, model.nb_rows
+        gp = self.coeff.gamma_prime(h)
         steps = (FD_STEP * model.length_scale,) * 3 + (FD_STEP,) * 3
-        # D[c, d] = d r / d(move of colour c's bodies along d, with u += gamma' move)
+        # D[c, d] = d r / d(move of colour c's bodies along d, with u += gamma' move);
+        # dV[c, d] = the same derivative of G's entries
         D = np.zeros((cp.nb_colours, 6, nb, 6))
+        dV = np.zeros((cp.nb_colours * 6, len(base.vals)))
         for c, bodies in enumerate(cp.members):
             for d in range(6):
                 eps = steps[d]
                 moved = residual(model, _moved(s, bodies, d, eps, gp * eps), udot, lam)
                 D[c, d] = (moved.r - base.r) / eps
-        blocks = np.swapaxes(D[cp.colour[cp.cols], :, cp.rows, :], 1, 2) / bp  # (k, 6, 6)
-        diag = cp.rows == cp.cols
-        blocks[diag] += base.mass[cp.rows[diag]]
-        i6 = 6 * cp.rows[:, None, None] + np.arange(6)[None, :, None]
-        j6 = 6 * cp.cols[:, None, None] + np.arange(6)[None, None, :]
-        rows = [np.broadcast_to(i6, blocks.shape).ravel()]
-        cols = [np.broadcast_to(j6, blocks.shape).ravel()]
-        data = [blocks.ravel()]
-        if base.coupling is not None:
-            P, m = base.coupling
-            Ps = sp.csr_matrix(P)
-            PtmP = (Ps.T @ sp.diags(np.repeat(m, 3)) @ Ps).tocoo()
-            rows.append(PtmP.row)
-            cols.append(PtmP.col)
-            data.append(PtmP.data)
-        S = sp.coo_matrix((np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))),
-                          shape=(6 * nb, 6 * nb)).tocsr()
-        diagonal = np.abs(S.diagonal())
-        self._ds = 1.0 / np.sqrt(np.where(diagonal > 0, diagonal, 1.0))
-        Ss = sp.diags(self._ds) @ S @ sp.diags(self._ds)
-        self._S = Ss.toarray() if self.dense else Ss
+                dV[6 * c + d] = (moved.vals - base.vals) / eps
+        # G's entries that a move changes (most do not move at all: a translation,
+        # another body's rotation), as (where in D, which multiplier, derivative)
+        at = np.flatnonzero(dV)
+        cd, entry = np.divmod(at, len(base.vals))
+        self._dV = (cd * (6 * nb) + model.solver.cols[entry] if nr else cd,
+                    model.solver.rows[entry] if nr else cd, dV.ravel()[at])
+        if nr:
+            D += self._reactions(lam)  # keep the part independent of lam
+        self._Df = D
         self.h = h
         self.builds += 1
-        self.factor(base.vals)
+        self.factor(base, lam)
 
-    def factor(self, vals: Array) -> None:
-        """Equilibrate and factor the Newton matrix with constraint rows ``vals``."""
-        model = self.model
-        nb, nr = model.nb_bodies, model.nb_rows
-        ds = self._ds
+    def _reactions(self, lam: Array) -> Array:
+        """``d(G^T lam)/d(move)`` (colours, 6, nb, 6) from the kept derivatives of
+        ``G``'s entries."""
+        at, row, dv = self._dV
+        D = self._Df
+        return np.bincount(at, weights=dv * lam[row], minlength=D.size).reshape(D.shape)
+
+    def factor(self, res: Residual, lam: Array) -> None:
+        """Equilibrate and factor the Newton matrix at the residual ``res``: the kept
+        tangent weighed with the multipliers ``lam``, ``res``'s mass blocks and
+        constraint rows."""
+        model, cp = self.model, self.coupling
+        nr = model.nb_rows
         bp = self.coeff.beta_prime(self.h)
+        D = self._Df - self._reactions(lam) if nr else self._Df
+        blocks = np.swapaxes(D[cp.colour[cp.cols], :, cp.rows, :], 1, 2) / bp  # (k, 6, 6)
+        on = cp.rows[self._diag_blocks]
+        blocks[self._diag_blocks] += res.mass[on]
+        if res.coupling is not None:
+            blocks += self._point_mass_blocks(*res.coupling)
+        data = blocks.ravel()
+        # equilibrate: unit diagonal on the bodies' rows, unit rows of G
+        diagonal = np.ones(6 * model.nb_bodies)
+        diagonal[self._i6[self._tangent_diagonal]] = np.abs(data[self._tangent_diagonal])
+        ds = 1.0 / np.sqrt(np.where(diagonal > 0, diagonal, 1.0))
+        weights = [data * ds[self._i6] * ds[self._j6]]
         if nr:
             solver = model.solver
-            g = vals * ds[solver.cols]
+            g = res.vals * ds[solver.cols]
             norm = np.sqrt(np.bincount(solver.rows, weights=g * g, minlength=nr))
             dc = 1.0 / np.where(norm > 0, norm, 1.0)
             g *= dc[solver.rows]
+            weights += [g, -g, np.full(nr, -EPS)]
             # unknowns [delta, dlam / beta'], scaled like their equations
             self.scale = np.concatenate([ds, dc * bp])
             self.rhs_scale = np.concatenate([ds / bp, dc])
         else:
             self.scale, self.rhs_scale = ds, ds / bp
+        values = np.bincount(self._where, weights=np.concatenate(weights),
+                             minlength=self._nnz)
         try:
             if self.dense:
-                K = np.zeros((self.n, self.n))
-                K[: 6 * nb, : 6 * nb] = self._S
-                if nr:
-                    r, c = 6 * nb + solver.rows, solver.cols
-                    K[r, c] = g
-                    K[c, r] = -g
-                    K[6 * nb:, 6 * nb:] = -EPS * np.eye(nr)
-                self._lu = ("dense", lu_factor(K, check_finite=False))
+                Kt = np.zeros((self.n, self.n))  # K transposed: the pattern is by columns
+                Kt[self._col, self._row] = values
+                self._lu = ("dense", lu_factor(Kt.T, check_finite=False))
             else:
-                if nr:
-                    G = sp.csr_matrix((g, (solver.rows, solver.cols)), shape=(nr, 6 * nb))
-                    Ks = sp.bmat([[self._S, -G.T], [G, -EPS * sp.eye(nr)]], format="csc")
-                else:
-                    Ks = self._S.tocsc()
-                self._lu = ("sparse", spla.splu(Ks, permc_spec="COLAMD"))
+                K = sp.csc_matrix((values, self._row, self._indptr), shape=(self.n, self.n))
+                self._lu = ("sparse", spla.splu(K, permc_spec="COLAMD"))
         except (RuntimeError, ValueError) as exc:
             raise SimulationError(f"the Newton matrix of the implicit step is singular: {exc}"
                                   ) from exc
+
+    def _point_mass_blocks(self, P: Array, m: Array) -> Array:
+        """``P^T m P`` of point masses on the coupling's body blocks (k, 6, 6)."""
+        cp = self.coupling
+        Pb = P.reshape(len(P), -1, 6)
+        m3 = np.repeat(m, 3)
+        return np.einsum("p,pka,pkb->kab", m3, Pb[:, cp.rows], Pb[:, cp.cols])
 
     def solve(self, res: Residual) -> tuple[Array, Array]:
         """Newton correction ``(delta (nb, 6), dlam)`` for the residual ``res``."""
@@ -364,6 +417,8 @@ class Stepper:
         self.halvings = 0
         #: where the Newton matrix was last built: a resumed run rebuilds it there
         self.anchor: dict[str, Array] = {}
+        #: residuals a new tangent costs
+        self._build_cost = 6 * self.newton.coupling.nb_colours
         #: corrections are measured in m relative to the model's size, and in rad
         self._units = np.array([model.length_scale] * 3 + [1.0] * 3)
         # links with one free rotation keep the reference that unwraps their angle
@@ -419,11 +474,11 @@ class Stepper:
         lam = mem.lam.copy()
         s1, a1 = kinematics(udot, s0.z + 0.5 * h * (mem.zdot + zdot))
         rebuild = self.newton.h != h
-        fresh = False
+        refresh = True  # refactor at the first iterate: the tangent is kept
+        builds = refreshes = 0
         previous = np.inf
-        with_matrix = 0
         angles = s0.angle_ref.copy() if self._refs else None
-        for total in range(1, MAX_TOTAL + 1):
+        for total in range(1, MAX_ITERATIONS + 1):
             res = residual(model, s1, udot, lam, angles)
             if not (np.isfinite(res.r).all() and np.isfinite(res.phi).all()):
                 raise _NotConverged("non-finite residual")
@@ -432,11 +487,16 @@ class Stepper:
                 self.anchor = {"x": s1.x.copy(), "q": s1.q.copy(), "v": s1.v.copy(),
                                "w": s1.w.copy(), "z": s1.z.copy(), "udot": udot.copy(),
                                "lam": lam.copy(), "th": np.array([s1.t, h])}
-                rebuild, fresh, with_matrix, previous = False, True, 0, np.inf
-            elif total == 1:
-                # refactored with this step's constraint directions (the tangent is kept):
-                # a pendulum then needs 2 iterations a step instead of 4-5
-                self.newton.factor(res.vals)
+                rebuild, refresh, previous = False, False, np.inf
+                builds += 1
+                refreshes = 0
+            elif refresh:
+                # refactored with this iterate's constraint directions, mass blocks,
+                # multipliers and accelerations (the tangent is kept): a pendulum then
+                # needs 1 iteration a step instead of 4-5
+                self.newton.factor(res, lam)
+                refresh, previous = False, np.inf
+                refreshes += 1
             delta, dlam = self.newton.solve(res)
             udot += bp * delta
             lam += dlam
@@ -447,7 +507,6 @@ class Stepper:
                                                                 1e-300)
                 err = max(err, change * (NEWTON_TOL / STATE_TOL))
             s1, a1 = kinematics(udot, z1)
-            with_matrix += 1
             if not np.isfinite(err):
                 raise _NotConverged("non-finite correction")
             if err <= NEWTON_TOL:
@@ -463,13 +522,22 @@ class Stepper:
                     # are the references for the next step
                     s1.angle_ref[:] = angles
                 return s1, Memory(udot, a1, lam, res.zdot, mem.udot, mem.zdot, h)
-            slow = err > SLOW_CONTRACTION * previous or with_matrix >= MAX_ITERATIONS
-            if slow and fresh and with_matrix >= MAX_ITERATIONS:
-                raise _NotConverged(f"correction {err:.3g} after {total} iterations")
-            if slow and not fresh:
+            # iterations still needed at this contraction rate (none known on a new
+            # factor's first iteration), against a refactor at this iterate (as cheap as
+            # an iteration or two) and, when a refactor did not help, a new tangent (as
+            # dear as its residuals) and what the step has left
+            rate = err / previous
+            needed = np.log(NEWTON_TOL / err) / np.log(rate) if 0 < rate < 1 else (
+                0.0 if rate == 0 else np.inf)
+            if needed > min(self._build_cost, MAX_ITERATIONS - total) and refreshes > 1:
+                if builds >= MAX_BUILDS:
+                    raise _NotConverged(f"correction {err:.3g} after {total} iterations "
+                                        f"and {builds} Newton matrices")
                 rebuild = True
+            elif needed > REFRESH_AFTER:
+                refresh = True
             previous = err
-        raise _NotConverged(f"correction {err:.3g} after {MAX_TOTAL} iterations")
+        raise _NotConverged(f"correction {err:.3g} after {MAX_ITERATIONS} iterations")
 
     def rebuild_at(self, anchor: dict[str, Array], angle_ref: Array) -> None:
         """Build the Newton matrix where a checkpointed run had it."""
