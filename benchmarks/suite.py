@@ -150,20 +150,36 @@ def frylinks_chain(n: int, t_end: float = 1.0, dt: float = 1e-3,
 
 
 def chain_cost_per_step(ns: list[int], steps: int = 10, dt: float = 1e-3,
-                        rho_inf: float = peers.RHO_INF) -> list[tuple[int, float]]:
-    """Wall seconds per step of the N-rod chain (after the first step, which builds the
-    Newton matrix), for each N."""
+                        rho_inf: float = peers.RHO_INF) -> list[dict[str, float]]:
+    """Wall seconds per step of the N-rod chain (after two steps, the first of which
+    builds the Newton matrix), for each N, with what a step did: Newton iterations,
+    factorisations and tangent builds per step, and the wall seconds of one residual."""
+    from frylinks.engine import project
+    from frylinks.implicit import Stepper, residual
+
     out = []
     for n in ns:
         model = assemble(chain.build_chain(n))
-        run = generalized_alpha(model, model.initial.copy(), (steps + 1) * dt, dt, 1,
-                                rho_inf=rho_inf)
-        next(run)
-        next(run)
+        stepper = Stepper(model, rho_inf)
+        s = model.initial.copy()
+        project(model, s, initial=True)
+        mem = stepper.start(s)
+        for _ in range(2):
+            s, mem = stepper.step(s, mem, dt, s.t + dt)
+        newton = stepper.newton
+        before = (stepper.iterations, newton.factors, newton.builds, stepper.halvings)
         start = time.perf_counter()
-        for _ in run:
-            pass
-        out.append((n, (time.perf_counter() - start) / steps))
+        for _ in range(steps):
+            s, mem = stepper.step(s, mem, dt, s.t + dt)
+        wall = (time.perf_counter() - start) / steps
+        after = (stepper.iterations, newton.factors, newton.builds, stepper.halvings)
+        its, factors, builds, halvings = ((a - b) / steps for a, b in zip(after, before,
+                                                                           strict=True))
+        start = time.perf_counter()
+        residual(model, s, mem.udot, mem.lam)
+        out.append({"n": n, "step": wall, "iterations": its, "factors": factors,
+                    "builds": builds, "halvings": halvings,
+                    "residual": time.perf_counter() - start})
     return out
 
 
@@ -281,9 +297,17 @@ def main(argv: list[str] | None = None) -> int:
 
     ns = args.cost_n or ([10, 100, 1000] if args.quick else [10, 100, 1000, 10000])
     cost = chain_cost_per_step(ns)
-    slope = np.polyfit(np.log([c[0] for c in cost]), np.log([c[1] for c in cost]), 1)[0]
-    print("chain cost per generalized-alpha step: " + ", ".join(
-        f"N={n}: {1e3 * c:.3g} ms" for n, c in cost) + f"  (grows as N^{slope:.2f})\n")
+    sizes = np.log([c["n"] for c in cost])
+    slope = np.polyfit(sizes, np.log([c["step"] for c in cost]), 1)[0]
+    per_residual = np.polyfit(sizes, np.log([c["residual"] for c in cost]), 1)[0]
+    print(f"chain cost per generalized-alpha step (grows as N^{slope:.2f}; one residual "
+          f"as N^{per_residual:.2f}):")
+    for c in cost:
+        print(f"  N={c['n']:<6d} {1e3 * c['step']:9.3g} ms a step: {c['iterations']:.1f} "
+              f"iterations, {c['factors']:.1f} factorisations, {c['builds']:.1f} tangent "
+              f"builds, {c['halvings']:.1f} halvings a step; one residual "
+              f"{1e3 * c['residual']:.3g} ms")
+    print()
 
     r = frylinks_buoy(buoy)
     hours = r["per_second"] * 10800

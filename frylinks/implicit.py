@@ -232,6 +232,7 @@ class Newton:
         self.n = n = 6 * nb + nr
         self.dense = self.n <= DENSE_LIMIT
         self.builds = 0
+        self.factors = 0
         self._lu: Any = None
         cp = self.coupling
         # The matrix's pattern is fixed: the body blocks (i, j) the coupling allows (the
@@ -331,6 +332,7 @@ class Newton:
             self.scale, self.rhs_scale = ds, ds / bp
         values = np.bincount(self._where, weights=np.concatenate(weights),
                              minlength=self._nnz)
+        self.factors += 1
         try:
             if self.dense:
                 Kt = np.zeros((self.n, self.n))  # K transposed: the pattern is by columns
