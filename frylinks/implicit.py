@@ -84,6 +84,9 @@ MAX_BUILDS = 3
 #: The matrix is refactored at the iterate (tangent kept) when its contraction rate
 #: predicts more iterations than this.
 REFRESH_AFTER = 2.0
+#: A correction this many times larger than the last (the first after a new matrix) is
+#: divergence, as is one larger than the last with the same matrix.
+JUMP = 4.0
 #: A step Newton cannot solve is halved at most this many times.
 MAX_HALVINGS = 6
 #: Finite-difference step of the tangent matrix (m relative to the model's size; rad).
@@ -234,6 +237,7 @@ class Newton:
         self.builds = 0
         self.factors = 0
         self._lu: Any = None
+        self._values: Array = np.zeros(0)
         cp = self.coupling
         # The matrix's pattern is fixed: the body blocks (i, j) the coupling allows (the
         # tangent, 6x6 each), G, -G^T and the regularisation. Each factorisation only
@@ -333,17 +337,22 @@ class Newton:
         values = np.bincount(self._where, weights=np.concatenate(weights),
                              minlength=self._nnz)
         self.factors += 1
+        self._values = values
         try:
             if self.dense:
                 Kt = np.zeros((self.n, self.n))  # K transposed: the pattern is by columns
                 Kt[self._col, self._row] = values
                 self._lu = ("dense", lu_factor(Kt.T, check_finite=False))
             else:
-                K = sp.csc_matrix((values, self._row, self._indptr), shape=(self.n, self.n))
-                self._lu = ("sparse", spla.splu(K, permc_spec="COLAMD"))
+                self._lu = ("sparse", spla.splu(self.matrix, permc_spec="COLAMD"))
         except (RuntimeError, ValueError) as exc:
             raise SimulationError(f"the Newton matrix of the implicit step is singular: {exc}"
                                   ) from exc
+
+    @property
+    def matrix(self) -> Any:
+        """The equilibrated matrix last factored (scipy CSC)."""
+        return sp.csc_matrix((self._values, self._row, self._indptr), shape=(self.n, self.n))
 
     def _point_mass_blocks(self, P: Array, m: Array) -> Array:
         """``P^T m P`` of point masses on the coupling's body blocks (k, 6, 6)."""
@@ -475,15 +484,20 @@ class Stepper:
             zdot += (h / mem.h_prev) * (mem.zdot - mem.zdot_prev)
         lam = mem.lam.copy()
         s1, a1 = kinematics(udot, s0.z + 0.5 * h * (mem.zdot + zdot))
-        rebuild = self.newton.h != h
+        # a tangent built for another step length is kept too (its damping part is then
+        # off by the ratio of the lengths); Newton's contraction tells when it is not
+        # good enough. A halved step so costs no new tangent, nor its return to dt.
+        rebuild = np.isnan(self.newton.h)
+        self.newton.h = h
         refresh = True  # refactor at the first iterate: the tangent is kept
         builds = refreshes = 0
-        previous = np.inf
+        previous = last = np.inf  # the last correction with this matrix, and at all
         angles = s0.angle_ref.copy() if self._refs else None
         for total in range(1, MAX_ITERATIONS + 1):
             res = residual(model, s1, udot, lam, angles)
             if not (np.isfinite(res.r).all() and np.isfinite(res.phi).all()):
                 raise _NotConverged("non-finite residual")
+            built_here = rebuild
             if rebuild:
                 self.newton.build(s1, udot, lam, h, res)
                 self.anchor = {"x": s1.x.copy(), "q": s1.q.copy(), "v": s1.v.copy(),
@@ -493,13 +507,14 @@ class Stepper:
                 builds += 1
                 refreshes = 0
             elif refresh:
-                # refactored with this iterate's constraint directions, mass blocks,
-                # multipliers and accelerations (the tangent is kept): a pendulum then
-                # needs 1 iteration a step instead of 4-5
+                # refactored with this iterate's constraint directions, mass blocks and
+                # multipliers (the tangent is kept): a pendulum then needs 1 iteration a
+                # step instead of 4-5
                 self.newton.factor(res, lam)
                 refresh, previous = False, np.inf
                 refreshes += 1
             delta, dlam = self.newton.solve(res)
+            back = (udot.copy(), lam.copy(), s1, a1)
             udot += bp * delta
             lam += dlam
             z1 = s0.z + 0.5 * h * (mem.zdot + res.zdot)
@@ -509,8 +524,6 @@ class Stepper:
                                                                 1e-300)
                 err = max(err, change * (NEWTON_TOL / STATE_TOL))
             s1, a1 = kinematics(udot, z1)
-            if not np.isfinite(err):
-                raise _NotConverged("non-finite correction")
             if err <= NEWTON_TOL:
                 self.iterations += total
                 self.steps += 1
@@ -524,11 +537,22 @@ class Stepper:
                     # are the references for the next step
                     s1.angle_ref[:] = angles
                 return s1, Memory(udot, a1, lam, res.zdot, mem.udot, mem.zdot, h)
+            # diverging (a correction larger than the last one with this matrix, or
+            # much larger than the last one at all): back to the last iterate and a new
+            # tangent there, unless the tangent was built there (the step is then too
+            # long for Newton)
+            if not err <= min(previous, JUMP * last):
+                if built_here or builds >= MAX_BUILDS:
+                    raise _NotConverged(f"correction {err:.3g} after {total} iterations "
+                                        f"and {builds} Newton matrices")
+                udot, lam, s1, a1 = back
+                rebuild = True
+                continue
+            last, rate = err, err / previous
             # iterations still needed at this contraction rate (none known on a new
             # factor's first iteration), against a refactor at this iterate (as cheap as
             # an iteration or two) and, when a refactor did not help, a new tangent (as
             # dear as its residuals) and what the step has left
-            rate = err / previous
             needed = np.log(NEWTON_TOL / err) / np.log(rate) if 0 < rate < 1 else (
                 0.0 if rate == 0 else np.inf)
             if needed > min(self._build_cost, MAX_ITERATIONS - total) and refreshes > 1:
