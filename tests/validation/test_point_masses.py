@@ -97,7 +97,7 @@ def test_effective_mass_oscillator_implicit(copies: int) -> None:
     matrix (dense and sparse): second order towards the exact oscillator."""
     errors = []
     for dt in (2e-3, 1e-3):
-        ds = system(copies).run(t_end=0.5, dt=dt, every=int(round(0.02 / dt)),
+        ds = system(copies).run(t_end=0.5, dt=dt, every=round(0.02 / dt),
                                 integrator="generalized_alpha", rho_inf=1.0)
         z = ds.body_position.sel(xyz="z").values
         errors.append(np.abs(z - exact(ds.time.values)[:, None]).max())
