@@ -27,13 +27,16 @@ tangent stiffness and damping ``K + gamma' C`` of every force, spring and constr
 reaction (its geometric stiffness matters for a hanging chain) is one directional finite
 difference of the residual per body and direction: bodies that share no equation are
 moved together (a distance-2 colouring of the coupling graph), so a chain of any length
-costs 18 residuals. The tangent is kept for as many steps as Newton converges with it;
-each step refreshes the mass blocks, the constraint rows and the multipliers' geometric
-stiffness (from derivatives kept with the tangent), and equilibrates and factors the
-whole once (scipy's SuperLU, or dense LU when small). The tangent is rebuilt when the
-iterations' contraction rate predicts more iterations to the tolerance than a build
-costs in residuals. A step Newton cannot solve with :data:`MAX_BUILDS` builds is
-retried as two half steps (down to 1/64 of ``dt``).
+costs 18 residuals. The tangent is kept for as many steps (and step lengths) as Newton
+converges with it; each factorisation refreshes the mass blocks, the constraint rows
+and the multipliers' geometric stiffness (from derivatives kept with the tangent), and
+equilibrates the whole (scipy's SuperLU, or dense LU when small). The matrix is
+refactored at the iterate when the contraction rate predicts more than
+:data:`REFRESH_AFTER` iterations still, and the tangent rebuilt when a refactor did not
+help and the iterations still needed cost more than a build's residuals. A diverging
+iteration goes back to the last iterate and builds the tangent there; a step Newton
+cannot solve with a tangent built there, or with :data:`MAX_BUILDS` builds, is retried
+as two half steps (down to 1/64 of ``dt``).
 
 States of force types (radiation memory) follow the trapezoidal rule, updated at each
 Newton iteration.
