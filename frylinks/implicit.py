@@ -233,6 +233,7 @@ class Newton:
         self.model = model
         self.coeff = coeff
         self.coupling = Coupling(model)
+        #: the step length of the last factorisation
         self.h = np.nan
         nb, nr = model.nb_bodies, model.nb_rows
         self.n = n = 6 * nb + nr
@@ -295,9 +296,8 @@ class Newton:
         if nr:
             D += self._reactions(lam)  # keep the part independent of lam
         self._Df = D
-        self.h = h
         self.builds += 1
-        self.factor(base, lam)
+        self.factor(base, lam, h)
 
     def _reactions(self, lam: Array) -> Array:
         """``d(G^T lam)/d(move)`` (colours, 6, nb, 6) from the kept derivatives of
@@ -306,13 +306,15 @@ class Newton:
         D = self._Df
         return np.bincount(at, weights=dv * lam[row], minlength=D.size).reshape(D.shape)
 
-    def factor(self, res: Residual, lam: Array) -> None:
-        """Equilibrate and factor the Newton matrix at the residual ``res``: the kept
-        tangent weighed with the multipliers ``lam``, ``res``'s mass blocks and
-        constraint rows."""
+    def factor(self, res: Residual, lam: Array, h: float) -> None:
+        """Equilibrate and factor the Newton matrix for a step ``h`` at the residual
+        ``res``: the kept tangent weighed with the multipliers ``lam``, ``res``'s mass
+        blocks and constraint rows. A tangent built for another step length is used as
+        it is (its damping part is then off by the ratio of the lengths)."""
         model, cp = self.model, self.coupling
         nr = model.nb_rows
-        bp = self.coeff.beta_prime(self.h)
+        self.h = h
+        bp = self.coeff.beta_prime(h)
         D = self._Df - self._reactions(lam) if nr else self._Df
         blocks = np.swapaxes(D[cp.colour[cp.cols], :, cp.rows, :], 1, 2) / bp  # (k, 6, 6)
         on = cp.rows[self._diag_blocks]
@@ -487,13 +489,13 @@ class Stepper:
             zdot += (h / mem.h_prev) * (mem.zdot - mem.zdot_prev)
         lam = mem.lam.copy()
         s1, a1 = kinematics(udot, s0.z + 0.5 * h * (mem.zdot + zdot))
-        # a tangent built for another step length is kept too (its damping part is then
-        # off by the ratio of the lengths); Newton's contraction tells when it is not
-        # good enough. A halved step so costs no new tangent, nor its return to dt.
-        rebuild = np.isnan(self.newton.h)
-        self.newton.h = h
-        refresh = True  # refactor at the first iterate: the tangent is kept
-        builds = refreshes = 0
+        # the tangent is kept, also across step lengths (a halved step and its return
+        # to dt cost no new tangent): Newton's contraction tells when it is not good
+        # enough. Each step refactors it at its first iterate.
+        rebuild = self.newton.builds == 0
+        refresh = True
+        refreshed = False  # a refactor at a later iterate of this tangent, this step
+        builds = 0
         previous = last = np.inf  # the last correction with this matrix, and at all
         angles = s0.angle_ref.copy() if self._refs else None
         for total in range(1, MAX_ITERATIONS + 1):
@@ -506,20 +508,18 @@ class Stepper:
                 self.anchor = {"x": s1.x.copy(), "q": s1.q.copy(), "v": s1.v.copy(),
                                "w": s1.w.copy(), "z": s1.z.copy(), "udot": udot.copy(),
                                "lam": lam.copy(), "th": np.array([s1.t, h])}
-                rebuild, refresh, previous = False, False, np.inf
+                rebuild, refresh, refreshed, previous = False, False, False, np.inf
                 builds += 1
-                refreshes = 0
             elif refresh:
                 # refactored with this iterate's constraint directions, mass blocks and
                 # multipliers (the tangent is kept): a pendulum then needs 1 iteration a
                 # step instead of 4-5
-                self.newton.factor(res, lam)
+                self.newton.factor(res, lam, h)
                 refresh, previous = False, np.inf
-                refreshes += 1
             delta, dlam = self.newton.solve(res)
-            back = (udot.copy(), lam.copy(), s1, a1)
-            udot += bp * delta
-            lam += dlam
+            back = (udot, lam, s1, a1)
+            udot = udot + bp * delta
+            lam = lam + dlam
             z1 = s0.z + 0.5 * h * (mem.zdot + res.zdot)
             err = float(np.max(np.abs(delta) / self._units)) if delta.size else 0.0
             if len(z1):
@@ -558,13 +558,13 @@ class Stepper:
             # dear as its residuals) and what the step has left
             needed = np.log(NEWTON_TOL / err) / np.log(rate) if 0 < rate < 1 else (
                 0.0 if rate == 0 else np.inf)
-            if needed > min(self._build_cost, MAX_ITERATIONS - total) and refreshes > 1:
+            if needed > min(self._build_cost, MAX_ITERATIONS - total) and refreshed:
                 if builds >= MAX_BUILDS:
                     raise _NotConverged(f"correction {err:.3g} after {total} iterations "
                                         f"and {builds} Newton matrices")
                 rebuild = True
             elif needed > REFRESH_AFTER:
-                refresh = True
+                refresh = refreshed = True
             previous = err
         raise _NotConverged(f"correction {err:.3g} after {MAX_ITERATIONS} iterations")
 

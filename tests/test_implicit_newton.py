@@ -56,7 +56,7 @@ def test_the_multipliers_part_of_the_tangent_is_weighed_anew() -> None:
     def matrix(built_at: np.ndarray, factored_at: np.ndarray) -> Any:
         newton = Newton(model, stepper.coeff)
         newton.build(s, mem.udot, built_at, 1e-3, res0 if built_at is lam0 else res1)
-        newton.factor(res1, factored_at)
+        newton.factor(res1, factored_at, 1e-3)
         return newton.matrix
 
     fresh = matrix(lam1, lam1)
