@@ -1,0 +1,52 @@
+"""The engine: a system assembled into a :class:`Model`, evaluated and stepped.
+
+* :mod:`.model`: assembly (:func:`assemble`) into arrays and blocks of one type each;
+  the :class:`State`.
+* :mod:`.evaluate`: the equations of motion at a state, block by block in Python
+  (the path of models with a type that has no compiled kernel, and of outputs).
+* :mod:`.kernels`: the compiled core (body states, node frames, relative kinematics,
+  constraint rows, mass matrices, the constraint solve) in numba.
+* :mod:`.compose`: the model's compiled step, composed from the core and the kernels
+  of the types it uses, generated once per kind of model and cached on disk.
+"""
+
+from .evaluate import (
+    DIVERGED,
+    Evaluation,
+    Loads,
+    _constraints,
+    _link_ctx,
+    applied,
+    derivative,
+    evaluate,
+    force_outputs,
+    link_outputs,
+    mass_blocks,
+    project,
+    state_derivatives,
+    update_angle_refs,
+)
+from .model import ForceBlock, LinkBlock, Model, State, assemble, body_states
+
+__all__ = [
+    "DIVERGED",
+    "Evaluation",
+    "ForceBlock",
+    "LinkBlock",
+    "Loads",
+    "Model",
+    "State",
+    "_constraints",
+    "_link_ctx",
+    "applied",
+    "assemble",
+    "body_states",
+    "derivative",
+    "evaluate",
+    "force_outputs",
+    "link_outputs",
+    "mass_blocks",
+    "project",
+    "state_derivatives",
+    "update_angle_refs",
+]
