@@ -16,28 +16,25 @@ them into constraint Jacobians with ``rows @ J``. The derivation is in docs/theo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from .rotations import (
-    cross,
-    matrix_to_quat,
-    quat_conj_multiply,
-    quat_multiply,
-    rotate,
-    rotate_back,
-    skew,
+from .jit import (
+    cross3,
+    kernel,
+    quat_conj_mul,
+    quat_mul,
+    quat_to_matrix3,
+    rotate3,
+    rotate_back3,
 )
-
-#: Blocks of at most this many links take the fused paths below (fewer, larger numpy
-#: calls); larger ones one call per quantity, which touches less memory.
-SMALL_BLOCK = 32
+from .rotations import matrix_to_quat, skew
 
 Array = np.ndarray
 
 
-@dataclass
-class BodyStates:
+class BodyStates(NamedTuple):
     """Pose and velocity of every body plus ground (last row), world axes.
 
     Attributes
@@ -73,11 +70,10 @@ class NodeSet:
     rot: Array
 
     def __post_init__(self) -> None:
+        self.body = np.ascontiguousarray(self.body, dtype=np.int64)
+        self.offset = np.ascontiguousarray(self.offset, dtype=float).reshape(-1, 3)
+        self.rot = np.ascontiguousarray(self.rot, dtype=float).reshape(-1, 3, 3)
         self.qrot = matrix_to_quat(self.rot) if len(self.body) else np.zeros((0, 4))
-        # nodes along their body's axes (the default) need no rotation per evaluation
-        self.aligned = bool(np.all(self.rot == np.eye(3)))
-        self.at_origin = not np.any(self.offset)  # nodes at their COG (``body`` attachments)
-        self._pairs: list[tuple[NodeSet, NodeSet]] = []
 
     def __len__(self) -> int:
         return len(self.body)
@@ -85,20 +81,12 @@ class NodeSet:
     def subset(self, index: Array) -> NodeSet:
         return NodeSet(self.body[index], self.offset[index], self.rot[index])
 
-    def joined(self, other: NodeSet) -> NodeSet:
-        """These nodes then ``other``'s, as one set (kept, so built once per pair)."""
-        for partner, both in self._pairs:
-            if partner is other:
-                return both
-        both = NodeSet(np.concatenate([self.body, other.body]),
-                       np.concatenate([self.offset, other.offset]),
-                       np.concatenate([self.rot, other.rot]))
-        self._pairs.append((other, both))
-        return both
+    def arrays(self) -> tuple[Array, Array, Array, Array]:
+        """``(body, offset, rot, qrot)``: what the kernels take."""
+        return self.body, self.offset, self.rot, self.qrot
 
 
-@dataclass
-class NodeFrames:
+class NodeFrames(NamedTuple):
     """World pose and velocity of a set of nodes.
 
     Attributes
@@ -116,47 +104,40 @@ class NodeFrames:
     r: Array
 
 
+@kernel
+def frames_kernel(b: BodyStates, body: Array, offset: Array, rot: Array, qrot: Array
+                  ) -> NodeFrames:
+    """World frames of the nodes ``(body, offset, rot, qrot)`` at the body states ``b``."""
+    n = len(body)
+    p = np.empty((n, 3))
+    R = np.empty((n, 3, 3))
+    q = np.empty((n, 4))
+    v = np.empty((n, 3))
+    w = np.empty((n, 3))
+    r = np.empty((n, 3))
+    wr = np.empty(3)
+    for i in range(n):
+        k = body[i]
+        Rb = b.R[k]
+        rotate3(Rb, offset[i], r[i])
+        cross3(b.w[k], r[i], wr)
+        for j in range(3):
+            p[i, j] = b.x[k, j] + r[i, j]
+            v[i, j] = b.v[k, j] + wr[j]
+            w[i, j] = b.w[k, j]
+            for c in range(3):
+                R[i, j, c] = Rb[j, 0] * rot[i, 0, c] + Rb[j, 1] * rot[i, 1, c] \
+                    + Rb[j, 2] * rot[i, 2, c]
+        quat_mul(b.q[k], qrot[i], q[i])
+    return NodeFrames(p, R, q, v, w, r)
+
+
 def node_frames(b: BodyStates, nodes: NodeSet) -> NodeFrames:
     """World frames of ``nodes`` at the body states ``b``."""
-    if len(nodes) <= SMALL_BLOCK:
-        p, v, w, r, R, q = _frames(b, nodes)
-        return NodeFrames(p=p, R=R, q=q, v=v, w=w, r=r)
-    body = nodes.body
-    Rb = b.R[body]
-    r = rotate(Rb, nodes.offset)
-    w = b.w[body]
-    if nodes.aligned:
-        R, q = Rb, b.q[body]
-    else:
-        R, q = Rb @ nodes.rot, quat_multiply(b.q[body], nodes.qrot)
-    return NodeFrames(p=b.x[body] + r, R=R, q=q, v=b.v[body] + cross(w, r), w=w, r=r)
+    return frames_kernel(b, *nodes.arrays())
 
 
-def _frames(b: BodyStates, nodes: NodeSet) -> tuple[Array, ...]:
-    """``p, v, w, r, R, q`` of ``nodes``; ``p, v, w`` are the rows of one ``(n, 3, 3)``
-    array, so the differences of two sets take one subtraction."""
-    body = nodes.body
-    Rb = b.R[body]
-    pvw = np.empty((len(body), 3, 3))
-    w = pvw[:, 2]
-    w[...] = b.w[body]
-    if nodes.at_origin:
-        r = np.zeros((len(body), 3))
-        pvw[:, 0] = b.x[body]
-        pvw[:, 1] = b.v[body]
-    else:
-        r = rotate(Rb, nodes.offset)
-        np.add(b.x[body], r, out=pvw[:, 0])
-        np.add(b.v[body], cross(w, r), out=pvw[:, 1])
-    if nodes.aligned:
-        R, q = Rb, b.q[body]
-    else:
-        R, q = Rb @ nodes.rot, quat_multiply(b.q[body], nodes.qrot)
-    return pvw[:, 0], pvw[:, 1], w, r, R, q
-
-
-@dataclass
-class Relative:
+class Relative(NamedTuple):
     """Relative kinematics of slave nodes with respect to master nodes (see module doc).
 
     Attributes
@@ -198,133 +179,155 @@ class Relative:
         J[:, 3:, 9:12] = RmT
         return J
 
-    def _levers(self) -> Array:
-        """``[lever_A, lever_B]`` as one ``(n, 2, 3)`` array."""
-        levers = getattr(self, "_lever_pair", None)
-        if levers is None or levers[0] is not self.lever_A or levers[1] is not self.lever_B:
-            both = np.stack([self.lever_A, self.lever_B], axis=1)
-            levers = (self.lever_A, self.lever_B, both)
-            self._lever_pair = levers
-        return levers[2]
-
     def constraint_jacobian(self, rows: Array) -> Array:
-        """``rows @ J`` for rows ``(n, nc, 6)`` over ``tau``: shape ``(n, nc, 12)``.
-
-        A row ``s = [s_lin, s_ang]`` in master axes is ``w = Rm s`` in world; then
-        ``s^T J = [-w_lin, w_lin x lever_A - w_ang, w_lin, -w_lin x lever_B + w_ang]``.
-        """
-        n, nc = rows.shape[:2]
-        if n > SMALL_BLOCK:
-            wl = np.einsum("nij,ncj->nci", self.Rm, rows[..., :3])
-            wa = np.einsum("nij,ncj->nci", self.Rm, rows[..., 3:])
-            return np.concatenate([-wl, cross(wl, self.lever_A[:, None]) - wa, wl,
-                                   wa - cross(wl, self.lever_B[:, None])], axis=2)
-        # few links: numpy's per-call overhead dominates, so rotate every row half
-        # [s_lin, s_ang] to world at once and take both lever moments in one product
-        world = (rows.reshape(n, 2 * nc, 3) @ np.swapaxes(self.Rm, 1, 2)).reshape(n, nc, 2, 3)
-        wl, wa = world[:, :, 0], world[:, :, 1]
-        lever = cross(wl[:, :, None], self._levers()[:, None])  # (n, nc, 2, 3)
-        out = np.empty((n, nc, 12))
-        np.negative(wl, out=out[..., 0:3])
-        np.subtract(lever[:, :, 0], wa, out=out[..., 3:6])
-        out[..., 6:9] = wl
-        np.subtract(wa, lever[:, :, 1], out=out[..., 9:12])
-        return out
+        """``rows @ J`` for rows ``(n, nc, 6)`` over ``tau``: shape ``(n, nc, 12)``."""
+        return jacobian_rows(self, np.ascontiguousarray(rows, dtype=float))
 
     def generalized(self, mu: Array) -> Array:
         """``J^T mu`` for generalised forces ``mu (n, 6)`` over ``tau``: ``(n, 12)``, the
         wrenches (force, torque about the COG; world) on body A then body B."""
-        n = len(mu)
-        if n > SMALL_BLOCK:
-            f = rotate(self.Rm, mu[:, :3])
-            t = rotate(self.Rm, mu[:, 3:])
-            return np.concatenate([-f, -cross(self.lever_A, f) - t, f,
-                                   cross(self.lever_B, f) + t], axis=1)
-        ft = mu.reshape(n, 2, 3) @ np.swapaxes(self.Rm, 1, 2)  # world force, torque
-        f, t = ft[:, 0], ft[:, 1]
-        moment = cross(self._levers(), f[:, None])  # lever_A x f, lever_B x f
-        out = np.empty((n, 12))
-        np.negative(f, out=out[:, 0:3])
-        np.add(moment[:, 0], t, out=out[:, 3:6])
-        np.negative(out[:, 3:6], out=out[:, 3:6])
-        out[:, 6:9] = f
-        np.add(moment[:, 1], t, out=out[:, 9:12])
-        return out
+        return generalized_kernel(self, np.ascontiguousarray(mu, dtype=float))
+
+
+@kernel
+def relative_kernel(b: BodyStates, mbody: Array, moffset: Array, mrot: Array, mqrot: Array,
+                    sbody: Array, soffset: Array, srot: Array, sqrot: Array,
+                    need_bias: bool) -> Relative:
+    """:func:`relative` on the node arrays (what the compiled step calls)."""
+    fm = frames_kernel(b, mbody, moffset, mrot, mqrot)
+    fs = frames_kernel(b, sbody, soffset, srot, sqrot)
+    n = len(mbody)
+    d = np.empty((n, 3))
+    q_rel = np.empty((n, 4))
+    tau = np.empty((n, 6))
+    kappa = np.zeros((n, 6))
+    lever_A = np.empty((n, 3))
+    delta = np.empty(3)
+    ddelta = np.empty(3)
+    dw = np.empty(3)
+    tmp = np.empty(3)
+    tmp2 = np.empty(3)
+    acc = np.empty(3)
+    out = np.empty(3)
+    for i in range(n):
+        Rm = fm.R[i]
+        wA = fm.w[i]
+        wB = fs.w[i]
+        for j in range(3):
+            delta[j] = fs.p[i, j] - fm.p[i, j]
+            ddelta[j] = fs.v[i, j] - fm.v[i, j]
+            dw[j] = wB[j] - wA[j]
+            lever_A[i, j] = fs.p[i, j] - b.x[mbody[i], j]
+        cross3(wA, delta, tmp)
+        for j in range(3):
+            tmp[j] = ddelta[j] - tmp[j]
+        rotate_back3(Rm, tmp, out)
+        tau[i, 0:3] = out
+        rotate_back3(Rm, dw, out)
+        tau[i, 3:6] = out
+        rotate_back3(Rm, delta, out)
+        d[i] = out
+        quat_conj_mul(fm.q[i], fs.q[i], q_rel[i])
+        if need_bias:
+            # wB x (wB x rs) - wA x (wA x rm) - 2 wA x ddelta + wA x (wA x delta)
+            cross3(wB, fs.r[i], tmp)
+            cross3(wB, tmp, acc)
+            cross3(wA, fm.r[i], tmp)
+            cross3(wA, tmp, tmp2)
+            for j in range(3):
+                acc[j] -= tmp2[j]
+            cross3(wA, ddelta, tmp)
+            for j in range(3):
+                acc[j] -= 2.0 * tmp[j]
+            cross3(wA, delta, tmp)
+            cross3(wA, tmp, tmp2)
+            for j in range(3):
+                acc[j] += tmp2[j]
+            rotate_back3(Rm, acc, out)
+            kappa[i, 0:3] = out
+            cross3(wA, wB, tmp)
+            rotate_back3(Rm, tmp, out)
+            for j in range(3):
+                kappa[i, 3 + j] = -out[j]
+    return Relative(fm, fs, fm.R, d, q_rel, tau, kappa, lever_A, fs.r)
 
 
 def relative(b: BodyStates, master: NodeSet, slave: NodeSet, need_bias: bool = True
              ) -> Relative:
     """Relative kinematics of ``slave`` nodes with respect to ``master`` nodes
     (``kappa`` left zero unless ``need_bias``)."""
-    n = len(master)
-    if n > SMALL_BLOCK:
-        return _relative_large(b, master, slave, need_bias)
-    # few links: numpy's per-call overhead dominates, so both node sets go through one
-    # pass and the vectors to rotate to master axes through one product
-    p, v, w, r, R, q = _frames(b, master.joined(slave))
-    fm = NodeFrames(p[:n], R[:n], q[:n], v[:n], w[:n], r[:n])
-    fs = NodeFrames(p[n:], R[n:], q[n:], v[n:], w[n:], r[n:])
-    Rm = fm.R
-    wA = fm.w
-    pvw = p.base if p.base is not None and p.base.shape == (2 * n, 3, 3) else None
-    if pvw is not None:
-        diff = pvw[n:] - pvw[:n]                     # delta, ddelta, wB - wA
-    else:
-        diff = np.stack([fs.p - fm.p, fs.v - fm.v, fs.w - wA], axis=1)
-    delta, ddelta = diff[:, 0], diff[:, 1]
-    # vectors rotated back to master axes together: lin_world, w_rel, delta, acc, wA x wB
-    k = 5 if need_bias and n else 3
-    vec = np.empty((n, k, 3))
-    wx = cross(wA[:, None], diff)                    # wA x delta, wA x ddelta, wA x wB
-    np.subtract(ddelta, wx[:, 0], out=vec[:, 0])
-    vec[:, 1] = diff[:, 2]
-    vec[:, 2] = delta
-    if k == 5:
-        wwr = cross(w, v - np.concatenate([b.v[master.body], b.v[slave.body]]))
-        acc = vec[:, 3]
-        np.subtract(wwr[n:], wwr[:n], out=acc)       # wB x (wB x rs) - wA x (wA x rm)
-        acc -= 2.0 * wx[:, 1]
-        acc += cross(wA, wx[:, 0])
-        vec[:, 4] = wx[:, 2]
-    local = vec @ Rm
-    tau = local[:, :2].reshape(n, 6)
-    d = local[:, 2]
-    kappa = np.zeros((n, 6))
-    if k == 5:
-        kappa[:, :3] = local[:, 3]
-        np.negative(local[:, 4], out=kappa[:, 3:])
-    q_rel = quat_conj_multiply(fm.q, fs.q)
-    levers = np.empty((n, 2, 3))
-    np.subtract(fs.p, b.x[master.body], out=levers[:, 0])
-    levers[:, 1] = fs.r
-    rel = Relative(fm, fs, Rm, d, q_rel, tau, kappa, levers[:, 0], levers[:, 1])
-    rel._lever_pair = (rel.lever_A, rel.lever_B, levers)
-    return rel
+    return relative_kernel(b, *master.arrays(), *slave.arrays(), need_bias)
 
 
-def _relative_large(b: BodyStates, master: NodeSet, slave: NodeSet, need_bias: bool
-                    ) -> Relative:
-    """:func:`relative` for many links: one vectorised call per quantity."""
-    fm = node_frames(b, master)
-    fs = node_frames(b, slave)
-    n = len(master)
-    Rm = fm.R
-    delta = fs.p - fm.p
-    wA = fm.w
-    wB = fs.w
-    ddelta = fs.v - fm.v
-    lin_world = ddelta - cross(wA, delta)
-    tau = np.concatenate([rotate_back(Rm, lin_world), rotate_back(Rm, wB - wA)], axis=1)
-    d = rotate_back(Rm, delta)
-    q_rel = quat_conj_multiply(fm.q, fs.q)
-    kappa = np.zeros((n, 6))
-    if need_bias and n:
-        acc = (
-            cross(wB, cross(wB, fs.r))
-            - cross(wA, cross(wA, fm.r))
-            - 2.0 * cross(wA, ddelta)
-            + cross(wA, cross(wA, delta))
-        )
-        kappa[:, :3] = rotate_back(Rm, acc)
-        kappa[:, 3:] = -rotate_back(Rm, cross(wA, wB))
-    return Relative(fm, fs, Rm, d, q_rel, tau, kappa, fs.p - b.x[master.body], fs.r)
+@kernel
+def jacobian_rows(rel: Relative, rows: Array) -> Array:
+    """``rows @ J`` for rows ``(n, nc, 6)`` over ``tau``: ``(n, nc, 12)``.
+
+    A row ``s = [s_lin, s_ang]`` in master axes is ``w = Rm s`` in world; then
+    ``s^T J = [-w_lin, w_lin x lever_A - w_ang, w_lin, -w_lin x lever_B + w_ang]``.
+    """
+    n, nc = rows.shape[0], rows.shape[1]
+    out = np.empty((n, nc, 12))
+    wl = np.empty(3)
+    wa = np.empty(3)
+    ma = np.empty(3)
+    mb = np.empty(3)
+    for i in range(n):
+        for c in range(nc):
+            rotate3(rel.Rm[i], rows[i, c, 0:3], wl)
+            rotate3(rel.Rm[i], rows[i, c, 3:6], wa)
+            cross3(wl, rel.lever_A[i], ma)
+            cross3(wl, rel.lever_B[i], mb)
+            for j in range(3):
+                out[i, c, j] = -wl[j]
+                out[i, c, 3 + j] = ma[j] - wa[j]
+                out[i, c, 6 + j] = wl[j]
+                out[i, c, 9 + j] = wa[j] - mb[j]
+    return out
+
+
+@kernel
+def generalized_kernel(rel: Relative, mu: Array) -> Array:
+    """``J^T mu`` for ``mu (n, 6)``: wrenches (force, torque about the COG; world) on
+    body A then body B, ``(n, 12)``."""
+    n = mu.shape[0]
+    out = np.empty((n, 12))
+    f = np.empty(3)
+    t = np.empty(3)
+    ma = np.empty(3)
+    mb = np.empty(3)
+    for i in range(n):
+        rotate3(rel.Rm[i], mu[i, 0:3], f)
+        rotate3(rel.Rm[i], mu[i, 3:6], t)
+        cross3(rel.lever_A[i], f, ma)
+        cross3(rel.lever_B[i], f, mb)
+        for j in range(3):
+            out[i, j] = -f[j]
+            out[i, 3 + j] = -(ma[j] + t[j])
+            out[i, 6 + j] = f[j]
+            out[i, 9 + j] = mb[j] + t[j]
+    return out
+
+
+@kernel
+def body_states_kernel(x: Array, q: Array, v: Array, w: Array) -> BodyStates:
+    """Bodies plus ground (last row): quaternions normalised, rotation matrices."""
+    nb = x.shape[0]
+    xg = np.zeros((nb + 1, 3))
+    qg = np.zeros((nb + 1, 4))
+    Rg = np.zeros((nb + 1, 3, 3))
+    vg = np.zeros((nb + 1, 3))
+    wg = np.zeros((nb + 1, 3))
+    for i in range(nb):
+        norm = np.sqrt(q[i, 0] ** 2 + q[i, 1] ** 2 + q[i, 2] ** 2 + q[i, 3] ** 2)
+        for j in range(4):
+            qg[i, j] = q[i, j] / norm
+        for j in range(3):
+            xg[i, j] = x[i, j]
+            vg[i, j] = v[i, j]
+            wg[i, j] = w[i, j]
+        quat_to_matrix3(qg[i], Rg[i])
+    qg[nb, 0] = 1.0
+    for j in range(3):
+        Rg[nb, j, j] = 1.0
+    return BodyStates(xg, qg, Rg, vg, wg)

@@ -22,15 +22,17 @@ free): a subclass declares ``free_dofs`` and nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from .jit import kernel, quat_mul, quat_to_rotvec4
+from .jit import wrap_to_pi as wrap_angle
 from .kinematics import Relative
 from .params import Param
-from .rotations import quat_multiply, quat_to_rotvec
 from .signals import SignalArray, SignalSpec
 
 Array = np.ndarray
@@ -66,6 +68,34 @@ class ConstraintBlock:
     rows: Array
     velocity: Array
     acceleration: Array
+
+
+class LinkKernels(NamedTuple):
+    """The compiled functions of a link type, each over every link of a block.
+
+    Each is a :func:`frylinks.jit.kernel` at module level (the engine imports it by
+    name into the model's compiled step). ``data`` is the type's
+    :meth:`LinkType.kernel_data`; ``rel`` the block's :class:`~frylinks.kinematics.
+    Relative`; ``t`` the time; ``s0, s1, s2`` the model's signal values and their first
+    two time derivatives (:attr:`LinkContext.signals`); ``angle_ref`` the block's
+    unwrapping references. Outputs are written into the arrays given last:
+
+    * ``constraints(data, rel, t, s0, s1, s2, angle_ref, rows, velocity, acceleration)``
+      with shapes ``(n, nc, 6)``, ``(n, nc)``, ``(n, nc)`` (:meth:`LinkType.constraints`);
+    * ``residual(data, rel, t, s0, angle_ref, out)``, ``(n, nc)``;
+    * ``displacement(data, rel, t, s0, angle_ref, out)``, ``(n, 6)``;
+    * ``coordinates(data, rel, t, s0, angle_ref, gpos, gvel)``, each ``(n, nf)``;
+    * ``free_basis(data, rel, out)``, ``(n, 6, nf)``;
+    * ``unwrap_angle(data, rel, angle_ref, out)``, ``(n,)``: returns False (and writes
+      nothing) when the type has no single free rotation.
+    """
+
+    constraints: Callable[..., None]
+    residual: Callable[..., None]
+    displacement: Callable[..., None]
+    coordinates: Callable[..., None]
+    free_basis: Callable[..., None]
+    unwrap_angle: Callable[..., bool]
 
 
 class LinkType:
@@ -105,6 +135,10 @@ class LinkType:
     parameters: ClassVar[dict[str, Param]] = {}
     description: ClassVar[str] = ""
     constraint_level: ClassVar[str] = "position"
+    #: The compiled functions (:class:`LinkKernels`), or None for a type written in plain
+    #: numpy: such a type overrides the methods below, and a model that uses it runs on
+    #: the engine's Python path.
+    kernels: ClassVar[LinkKernels | None] = None
 
     def __init__(self, instances: Sequence[Mapping[str, Any]],
                  signal_specs: list[SignalSpec] | None = None) -> None:
@@ -131,13 +165,43 @@ class LinkType:
     def nb_free(self) -> int:
         return len(self.free_dofs)
 
+    def kernel_data(self) -> tuple[Any, ...]:
+        """The arrays the type's kernels read (parameters of the block's links), given
+        to each kernel as ``data``. Arrays a kernel writes (a length taken at the start)
+        are memory shared with the Python methods."""
+        return ()
+
+    def _data(self) -> tuple[Any, ...]:
+        data = self.__dict__.get("_kernel_data")
+        if data is None:
+            data = self._kernel_data = self.kernel_data()
+        return data
+
+    def compiled(self) -> str | None:
+        """None when this block runs compiled, else why it cannot (named by the run)."""
+        return _why_not_compiled(self, "link", LINK_METHODS)
+
+    def _kernels(self) -> LinkKernels:
+        if self.kernels is None:
+            raise NotImplementedError(f"link type '{self.name}' defines neither kernels nor "
+                                      "this method")
+        return self.kernels
+
     def constraints(self, rel: Relative, ctx: LinkContext) -> ConstraintBlock:
         """Constraint rows and velocity/acceleration targets of every link of the block."""
-        raise NotImplementedError
+        n, nc = self.nb_links, self.nb_constraints
+        out = ConstraintBlock(np.zeros((n, nc, 6)), np.zeros((n, nc)), np.zeros((n, nc)))
+        s0, s1, s2 = ctx.signals
+        self._kernels().constraints(self._data(), rel, ctx.t, s0, s1, s2,
+                                    ctx.angle_ref, out.rows, out.velocity, out.acceleration)
+        return out
 
     def residual(self, rel: Relative, ctx: LinkContext) -> Array:
         """Position-level constraint violation ``(n, nc)`` of every link of the block."""
-        raise NotImplementedError
+        out = np.zeros((self.nb_links, self.nb_constraints))
+        self._kernels().residual(self._data(), rel, ctx.t, ctx.signals[0],
+                                 ctx.angle_ref, out)
+        return out
 
     def displacement(self, rel: Relative, ctx: LinkContext) -> Array:
         """Slave node relative to master node as ``(n, 6)`` over ``tx ... rz``.
@@ -145,20 +209,61 @@ class LinkType:
         Translations are ``rel.d``; rotations are the unwrapped angle for a single free
         rotation, otherwise the rotation vector of ``rel.q_rel``.
         """
-        raise NotImplementedError
+        out = np.zeros((self.nb_links, 6))
+        self._kernels().displacement(self._data(), rel, ctx.t, ctx.signals[0],
+                                     ctx.angle_ref, out)
+        return out
 
     def free_basis(self, rel: Relative) -> Array:
         """``E`` of shape ``(n, 6, nf)`` with ``tau = E @ gvel`` on the manifold."""
-        raise NotImplementedError
+        out = np.zeros((self.nb_links, 6, self.nb_free))
+        self._kernels().free_basis(self._data(), rel, out)
+        return out
 
     def unwrap_angle(self, rel: Relative, ctx: LinkContext) -> Array | None:
         """The unwrapped angle ``(n,)`` of a single free rotation, or None."""
+        if self.kernels is None:
+            return None
+        out = np.zeros(self.nb_links)
+        if self.kernels.unwrap_angle(self._data(), rel, ctx.angle_ref, out):
+            return out
         return None
 
     def coordinates(self, rel: Relative, ctx: LinkContext) -> tuple[Array, Array]:
         """Joint coordinates ``gpos`` and velocities ``gvel``, each ``(n, nf)``."""
-        index = [DOFS.index(d) for d in self.free_dofs]
-        return self.displacement(rel, ctx)[:, index], rel.tau[:, index]
+        if self.kernels is None:
+            index = [DOFS.index(d) for d in self.free_dofs]
+            return self.displacement(rel, ctx)[:, index], rel.tau[:, index]
+        gpos = np.zeros((self.nb_links, self.nb_free))
+        gvel = np.zeros((self.nb_links, self.nb_free))
+        self.kernels.coordinates(self._data(), rel, ctx.t, ctx.signals[0],
+                                 ctx.angle_ref, gpos, gvel)
+        return gpos, gvel
+
+
+#: The methods that a type's kernels stand for.
+LINK_METHODS = ("constraints", "residual", "displacement", "coordinates", "free_basis",
+                "unwrap_angle")
+
+
+def _why_not_compiled(obj: Any, kind: str, methods: Sequence[str]) -> str | None:
+    """Why a type instance has no compiled evaluation, or None when it has one.
+
+    Its kernels must be declared by its own class or by a base class that no class in
+    between overrides one of ``methods`` of (a plain-numpy subclass of a compiled type
+    inherits the kernels of its base, which are not its own evaluation)."""
+    cls = type(obj)
+    owner = next((c for c in cls.__mro__ if "kernels" in c.__dict__), None)
+    if owner is None or owner.__dict__["kernels"] is None:
+        return f"{kind} type '{obj.name}' ({cls.__module__}) has no compiled kernels"
+    for c in cls.__mro__:
+        if c is owner:
+            break
+        for m in methods:
+            if m in c.__dict__:
+                return (f"{kind} type '{obj.name}' ({cls.__module__}) overrides {m}() in "
+                        "plain numpy without kernels of its own")
+    return None
 
 
 def wrap_to_pi(a: Array) -> Array:
@@ -214,56 +319,98 @@ class AxisLink(LinkType):
         """Translation per radian of the single free rotation, ``(n, 3)``; zero here."""
         return np.zeros((self.nb_links, 3))
 
-    def _twist(self, rel: Relative, ctx: LinkContext) -> tuple[Array, Array]:
-        """Unwrapped angle about the free axis and the swing rotation vector."""
-        # the engine asks for the angle and the residual at the same kinematics and
-        # context: compute once per (rel, ctx)
-        cached = getattr(rel, "_twist_cache", None)
-        if (cached is not None and cached[0] is self and cached[1] is ctx
-                and cached[2] is ctx.angle_ref and cached[3] is rel.q_rel):
-            return cached[4]
-        k = self._axis
-        assert k is not None
-        q = rel.q_rel
-        raw = 2.0 * np.arctan2(q[:, 1 + k], q[:, 0])
-        ref = np.where(np.isnan(ctx.angle_ref), 0.0, ctx.angle_ref)
-        angle = ref + wrap_to_pi(raw - ref)
-        half = 0.5 * angle
-        untwist = np.zeros_like(q)  # conjugate of the twist about the free axis
-        untwist[:, 0] = np.cos(half)
-        untwist[:, 1 + k] = -np.sin(half)
-        swing = quat_to_rotvec(quat_multiply(q, untwist))
-        rel._twist_cache = (self, ctx, ctx.angle_ref, q, (angle, swing))  # type: ignore[attr-defined]
-        return angle, swing
+    def kernel_data(self) -> tuple[Any, ...]:
+        free = np.array([DOFS.index(d) for d in self.free_dofs], dtype=np.int64)
+        return (self._rows, self._basis, self._locked_t_idx.astype(np.int64),
+                self._locked_r_idx.astype(np.int64), np.ascontiguousarray(self._coupling_t),
+                -1 if self._axis is None else self._axis, free)
 
-    def unwrap_angle(self, rel: Relative, ctx: LinkContext) -> Array | None:
-        return None if self._axis is None else self._twist(rel, ctx)[0]
 
-    def displacement(self, rel: Relative, ctx: LinkContext) -> Array:
-        out = np.empty((self.nb_links, 6))
-        out[:, :3] = rel.d
-        if self._axis is None:
-            out[:, 3:] = quat_to_rotvec(rel.q_rel)
+@kernel
+def axis_twist(q: Array, ref: float, k: int, swing: Array) -> float:
+    """Unwrapped angle about axis ``k`` of the rotation ``q`` (against ``ref``, NaN for
+    none) and, in ``swing``, the rotation vector of what remains (locked)."""
+    raw = 2.0 * math.atan2(q[1 + k], q[0])
+    r = 0.0 if math.isnan(ref) else ref
+    angle = r + wrap_angle(raw - r)
+    untwist = np.zeros(4)  # conjugate of the twist about the free axis
+    untwist[0] = math.cos(0.5 * angle)
+    untwist[1 + k] = -math.sin(0.5 * angle)
+    rest = np.empty(4)
+    quat_mul(q, untwist, rest)
+    quat_to_rotvec4(rest, swing)
+    return angle
+
+
+@kernel
+def axis_displacement(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
+                      angle_ref: Array, out: Array) -> None:
+    k = data[5]
+    rv = np.empty(3)
+    for i in range(len(out)):
+        out[i, 0:3] = rel.d[i]
+        if k < 0:
+            quat_to_rotvec4(rel.q_rel[i], rv)
+            out[i, 3:6] = rv
         else:
-            angle, swing = self._twist(rel, ctx)
-            out[:, 3:] = swing
-            out[:, 3 + self._axis] = angle
-        return out
+            angle = axis_twist(rel.q_rel[i], angle_ref[i], k, rv)
+            out[i, 3:6] = rv
+            out[i, 3 + k] = angle
 
-    def constraints(self, rel: Relative, ctx: LinkContext) -> ConstraintBlock:
-        return ConstraintBlock(self._rows, self._zeros, self._zeros)
 
-    def residual(self, rel: Relative, ctx: LinkContext) -> Array:
-        disp = self.displacement(rel, ctx)
-        out = np.empty((self.nb_links, self.nb_constraints))
-        nt = len(self._locked_t)
-        if self._axis is not None:
-            np.subtract(disp[:, self._locked_t_idx],
-                        self._coupling_t * disp[:, 3 + self._axis, None], out=out[:, :nt])
-        else:
-            out[:, :nt] = disp[:, self._locked_t_idx]
-        out[:, nt:] = disp[:, self._locked_r_idx]
-        return out
+@kernel
+def axis_constraints(data: tuple[Any, ...], rel: Relative, t: float, s0: Array, s1: Array,
+                     s2: Array, angle_ref: Array, rows: Array, velocity: Array,
+                     acceleration: Array) -> None:
+    rows[...] = data[0]
+    velocity[...] = 0.0
+    acceleration[...] = 0.0
 
-    def free_basis(self, rel: Relative) -> Array:
-        return self._basis
+
+@kernel
+def axis_residual(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
+                  angle_ref: Array, out: Array) -> None:
+    locked_t, locked_r, coupling, k = data[2], data[3], data[4], data[5]
+    disp = np.empty((len(out), 6))
+    axis_displacement(data, rel, t, s0, angle_ref, disp)
+    nt = len(locked_t)
+    for i in range(len(out)):
+        for c in range(nt):
+            out[i, c] = disp[i, locked_t[c]]
+            if k >= 0:
+                out[i, c] -= coupling[i, c] * disp[i, 3 + k]
+        for c in range(len(locked_r)):
+            out[i, nt + c] = disp[i, locked_r[c]]
+
+
+@kernel
+def axis_coordinates(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
+                     angle_ref: Array, gpos: Array, gvel: Array) -> None:
+    free = data[6]
+    disp = np.empty((len(gpos), 6))
+    axis_displacement(data, rel, t, s0, angle_ref, disp)
+    for i in range(len(gpos)):
+        for c in range(len(free)):
+            gpos[i, c] = disp[i, free[c]]
+            gvel[i, c] = rel.tau[i, free[c]]
+
+
+@kernel
+def axis_free_basis(data: tuple[Any, ...], rel: Relative, out: Array) -> None:
+    out[...] = data[1]
+
+
+@kernel
+def axis_unwrap_angle(data: tuple[Any, ...], rel: Relative, angle_ref: Array,
+                      out: Array) -> bool:
+    k = data[5]
+    if k < 0:
+        return False
+    rv = np.empty(3)
+    for i in range(len(out)):
+        out[i] = axis_twist(rel.q_rel[i], angle_ref[i], k, rv)
+    return True
+
+
+AxisLink.kernels = LinkKernels(axis_constraints, axis_residual, axis_displacement,
+                               axis_coordinates, axis_free_basis, axis_unwrap_angle)

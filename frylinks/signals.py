@@ -130,6 +130,11 @@ class SignalArray:
         self._has_signal = bool((slot >= 0).any())
         self._where = np.nonzero(slot >= 0)[0]
 
+    def slots(self) -> Array:
+        """Per flattened entry, its signal slot in the bank, or -1 for a constant (what
+        :func:`frylinks.jit.signal_values` takes with ``const.reshape(-1)``)."""
+        return self._slot.astype(np.int64)
+
     @property
     def constant(self) -> bool:
         """True when no entry is a signal."""

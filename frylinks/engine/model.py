@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..forces import ForceContext, ForceType
-from ..kinematics import BodyStates, NodeSet, node_frames
+from ..kinematics import BodyStates, NodeSet, body_states_kernel, node_frames
 from ..linalg import ConstraintSolver
 from ..links import LinkType
 from ..params import parse_params
@@ -284,12 +284,4 @@ def _prepare_forces(model: Model) -> None:
 
 def body_states(model: Model, s: State) -> BodyStates:
     """Bodies plus ground (last row) at state ``s``."""
-    nb = model.nb_bodies
-    x = np.zeros((nb + 1, 3))
-    q = np.zeros((nb + 1, 4))
-    v = np.zeros((nb + 1, 3))
-    w = np.zeros((nb + 1, 3))
-    x[:nb], v[:nb], w[:nb] = s.x, s.v, s.w
-    q[:nb] = s.q / np.linalg.norm(s.q, axis=1, keepdims=True)
-    q[nb, 0] = 1.0
-    return BodyStates(x, q, quat_to_matrix(q), v, w)
+    return body_states_kernel(s.x, s.q, s.v, s.w)

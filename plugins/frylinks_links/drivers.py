@@ -28,8 +28,16 @@ from typing import Any
 
 import numpy as np
 
+from frylinks.jit import kernel, signal_values
 from frylinks.kinematics import Relative
-from frylinks.links import AxisLink, ConstraintBlock, LinkContext
+from frylinks.links import (
+    AxisLink,
+    LinkKernels,
+    axis_coordinates,
+    axis_displacement,
+    axis_free_basis,
+    axis_unwrap_angle,
+)
 from frylinks.params import Param
 from frylinks.signals import SignalSpec
 
@@ -57,9 +65,10 @@ class _Driver(AxisLink):
         super().__init__(instances, signal_specs)
         self._signal = self.signal_array([p["signal"] for p in instances])
 
-    def signal(self, ctx: LinkContext, order: int) -> Array:
-        """The signal's time derivative of ``order`` at ``ctx.t``, shape ``(n, 1)``."""
-        return self._signal.at(ctx.signals[order], order).reshape(-1, 1)
+    def kernel_data(self) -> tuple[Any, ...]:
+        # the axis link's arrays, then the signal's constants and slots
+        return (*super().kernel_data(), self._signal.const.reshape(-1),
+                self._signal.slots())
 
 
 class PrescribedDisplacement(_Driver):
@@ -71,12 +80,6 @@ class PrescribedDisplacement(_Driver):
                                   "axis: a number or a signal")}
     description = "Solfec: displacement along the master node's z axis follows a signal"
     examples = _EXAMPLES
-
-    def constraints(self, rel: Relative, ctx: LinkContext) -> ConstraintBlock:
-        return ConstraintBlock(self._rows, self.signal(ctx, 1), self.signal(ctx, 2))
-
-    def residual(self, rel: Relative, ctx: LinkContext) -> Array:
-        return rel.d[:, 2:3] - self.signal(ctx, 0)
 
 
 class PrescribedVelocity(_Driver):
@@ -90,12 +93,6 @@ class PrescribedVelocity(_Driver):
     examples = _EXAMPLES
     constraint_level = "velocity"
 
-    def constraints(self, rel: Relative, ctx: LinkContext) -> ConstraintBlock:
-        return ConstraintBlock(self._rows, self.signal(ctx, 0), self.signal(ctx, 1))
-
-    def residual(self, rel: Relative, ctx: LinkContext) -> Array:
-        return self._zeros
-
 
 class PrescribedAcceleration(_Driver):
     """``d_z'' = s(t)``: the acceleration along the master z axis follows the signal;
@@ -108,9 +105,64 @@ class PrescribedAcceleration(_Driver):
     examples = _EXAMPLES
     constraint_level = "acceleration"
 
-    def constraints(self, rel: Relative, ctx: LinkContext) -> ConstraintBlock:
-        # the velocity target is the velocity now: the projection does not touch it
-        return ConstraintBlock(self._rows, rel.tau[:, 2:3].copy(), self.signal(ctx, 0))
 
-    def residual(self, rel: Relative, ctx: LinkContext) -> Array:
-        return self._zeros
+@kernel
+def _signal(data: tuple[Any, ...], values: Array, order: int) -> Array:
+    out = np.empty(len(data[7]))
+    signal_values(data[7], data[8], values, order, out)
+    return out
+
+
+@kernel
+def _rows(data: tuple[Any, ...], rows: Array) -> None:
+    rows[...] = data[0]
+
+
+@kernel
+def displacement_constraints(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
+                             s1: Array, s2: Array, angle_ref: Array, rows: Array,
+                             velocity: Array, acceleration: Array) -> None:
+    _rows(data, rows)
+    velocity[:, 0] = _signal(data, s1, 1)
+    acceleration[:, 0] = _signal(data, s2, 2)
+
+
+@kernel
+def displacement_residual(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
+                          angle_ref: Array, out: Array) -> None:
+    out[:, 0] = rel.d[:, 2] - _signal(data, s0, 0)
+
+
+@kernel
+def velocity_constraints(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
+                         s1: Array, s2: Array, angle_ref: Array, rows: Array,
+                         velocity: Array, acceleration: Array) -> None:
+    _rows(data, rows)
+    velocity[:, 0] = _signal(data, s0, 0)
+    acceleration[:, 0] = _signal(data, s1, 1)
+
+
+@kernel
+def no_residual(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
+                angle_ref: Array, out: Array) -> None:
+    out[...] = 0.0
+
+
+@kernel
+def acceleration_constraints(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
+                             s1: Array, s2: Array, angle_ref: Array, rows: Array,
+                             velocity: Array, acceleration: Array) -> None:
+    _rows(data, rows)
+    # the velocity target is the velocity now: the projection does not touch it
+    velocity[:, 0] = rel.tau[:, 2]
+    acceleration[:, 0] = _signal(data, s0, 0)
+
+
+def _kernels(constraints: Any, residual: Any) -> LinkKernels:
+    return LinkKernels(constraints, residual, axis_displacement, axis_coordinates,
+                       axis_free_basis, axis_unwrap_angle)
+
+
+PrescribedDisplacement.kernels = _kernels(displacement_constraints, displacement_residual)
+PrescribedVelocity.kernels = _kernels(velocity_constraints, no_residual)
+PrescribedAcceleration.kernels = _kernels(acceleration_constraints, no_residual)
