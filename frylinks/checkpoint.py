@@ -71,7 +71,13 @@ def restore_memory(model: Model, memory: dict[str, Array]) -> None:
     """Put saved memory arrays back into the model's force blocks."""
     for key, value in memory.items():
         i, name = key.split(".", 1)
-        setattr(model.force_blocks[int(i)].kind, name, np.array(value, dtype=float))
+        kind = model.force_blocks[int(i)].kind
+        current = getattr(kind, name, None)
+        value = np.asarray(value, dtype=float)
+        if isinstance(current, np.ndarray) and current.shape == value.shape:
+            current[...] = value  # in place: a compiled kernel holds this array
+        else:
+            setattr(kind, name, value.copy())
 
 
 def take(model: Model, state: State, samples: int, *, step: int = 0, t0: float = 0.0,

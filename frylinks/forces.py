@@ -10,13 +10,14 @@ torque about the attachment node; the engine sums them onto the bodies.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from .kinematics import NodeFrames
+from .links import _why_not_compiled
 from .params import Param
 from .signals import SignalArray, SignalSpec
 
@@ -75,6 +76,33 @@ class Output:
     dims: tuple[str, ...] = ()
 
 
+class ForceKernels(NamedTuple):
+    """The compiled functions of a force type, each over every element of a block.
+
+    Each is a :func:`frylinks.jit.kernel` at module level (the engine imports it by
+    name into the model's compiled step). ``data`` is the type's
+    :meth:`ForceType.kernel_data`; ``frames`` a tuple of
+    :class:`~frylinks.kinematics.NodeFrames`, one per attachment; ``t`` the time;
+    ``signals`` the model's signal values (:attr:`ForceContext.signals`); ``gravity``
+    ``(3,)``; ``states`` the type's own states (:attr:`ForceType.nb_states`, empty when
+    none); ``static`` as :attr:`ForceContext.static`. Outputs are written into the
+    arrays given last (zeroed by the caller):
+
+    * ``evaluate(data, frames, t, signals, gravity, states, static, force, torque)``,
+      each ``(n, nb_attachments, 3)``, world axes, torque about the attachment node
+      (:meth:`ForceType.evaluate`);
+    * ``state_derivative(data, frames, t, signals, states, out)``, ``(nb_states,)``, or
+      None for a type without states;
+    * ``point_masses(data, frames, mass, weights)`` with ``(n,)`` and
+      ``(n, nb_attachments)``, returning False when the block carries no point mass, or
+      None for a type that never does.
+    """
+
+    evaluate: Callable[..., None]
+    state_derivative: Callable[..., None] | None = None
+    point_masses: Callable[..., bool] | None = None
+
+
 class ForceType:
     """Base class of force types: one object holds every element of the type.
 
@@ -120,6 +148,10 @@ class ForceType:
     outputs: ClassVar[dict[str, Output]] = {}
     description: ClassVar[str] = ""
     memory: ClassVar[tuple[str, ...]] = ()
+    #: The compiled functions (:class:`ForceKernels`), or None for a type written in
+    #: plain numpy: such a type overrides :meth:`evaluate` (and the other methods it
+    #: needs), and a model that uses it runs on the engine's Python path.
+    kernels: ClassVar[ForceKernels | None] = None
 
     def __init__(self, instances: Sequence[Mapping[str, Any]],
                  signal_specs: list[SignalSpec]) -> None:
@@ -140,6 +172,29 @@ class ForceType:
         """A :class:`SignalArray` over ``entries`` (numbers and signals), shape ``(n, ...)``."""
         return SignalArray(entries, self._signal_specs)
 
+    def kernel_data(self) -> tuple[Any, ...]:
+        """The arrays the type's kernels read, given to each kernel as ``data``. Asked
+        for after :meth:`prepare`, once per run. Arrays a kernel writes (a ``memory``
+        attribute, such as an unwrapping reference) must be the instance's own arrays,
+        so that checkpoints see them; they are restored in place."""
+        return ()
+
+    def compiled(self) -> str | None:
+        """None when this block runs compiled, else why it cannot (named by the run)."""
+        return _why_not_compiled(self, "force", FORCE_METHODS)
+
+    def _data(self) -> tuple[Any, ...]:
+        data = self.__dict__.get("_kernel_data")
+        if data is None:
+            data = self._kernel_data = self.kernel_data()
+        return data
+
+    def _kernels(self) -> ForceKernels:
+        if self.kernels is None:
+            raise NotImplementedError(f"force type '{self.name}' defines neither kernels "
+                                      "nor evaluate()")
+        return self.kernels
+
     def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> tuple[Array, Array]:
         """Wrenches of every element.
 
@@ -155,7 +210,12 @@ class ForceType:
         force, torque : ndarray, shape (n, nb_attachments, 3)
             World axes; the torque is about the attachment node.
         """
-        raise NotImplementedError
+        shape = (self.nb_forces, len(self.attachments), 3)
+        force, torque = np.zeros(shape), np.zeros(shape)
+        self._kernels().evaluate(self._data(), tuple(frames), ctx.t, ctx.signals,
+                                 ctx.gravity, np.ascontiguousarray(ctx.states, dtype=float),
+                                 ctx.static, force, torque)
+        return force, torque
 
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
         """Called once when the model is assembled, at the initial state (``t = 0``,
@@ -187,8 +247,14 @@ class ForceType:
 
     def state_derivative(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> Array:
         """Time derivative of the type's states (``ctx.states``): ``(nb_states,)``."""
-        raise NotImplementedError(f"force type '{self.name}' declares {self.nb_states} "
-                                  "states but no state_derivative()")
+        fn = None if self.kernels is None else self.kernels.state_derivative
+        if fn is None:
+            raise NotImplementedError(f"force type '{self.name}' declares {self.nb_states} "
+                                      "states but no state_derivative()")
+        out = np.zeros(self.nb_states)
+        fn(self._data(), tuple(frames), ctx.t, ctx.signals,
+           np.ascontiguousarray(ctx.states, dtype=float), out)
+        return out
 
     def point_masses(self, frames: Sequence[NodeFrames], ctx: ForceContext
                      ) -> tuple[Array, Array] | None:
@@ -203,8 +269,19 @@ class ForceType:
             (weights summing to 1). The engine adds its inertia, which couples the
             attached bodies, and its weight.
         """
+        fn = None if self.kernels is None else self.kernels.point_masses
+        if fn is None:
+            return None
+        mass = np.zeros(self.nb_forces)
+        weights = np.zeros((self.nb_forces, len(self.attachments)))
+        if fn(self._data(), tuple(frames), mass, weights):
+            return mass, weights
         return None
 
     def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> dict[str, Array]:
         """Values of the declared ``outputs``, each ``(n, *dims)``; empty by default."""
         return {}
+
+
+#: The methods that a force type's kernels stand for.
+FORCE_METHODS = ("evaluate", "state_derivative", "point_masses")

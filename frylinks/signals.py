@@ -9,7 +9,7 @@ signal slots.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -22,6 +22,12 @@ Array = np.ndarray
 
 class SignalType:
     """Base class of signal types: one object holds all instances of the type.
+
+    A compiled type sets :attr:`kernel` to a :func:`frylinks.jit.kernel` at module level,
+    ``kernel(data, t, order, out)``, writing the values (or derivatives of ``order``)
+    of all instances into ``out`` ``(nb_signals,)``, with ``data`` from
+    :meth:`kernel_data`; :meth:`evaluate` then calls it. A type in plain numpy
+    overrides :meth:`evaluate` instead, and keeps its models on the Python path.
 
     Class attributes
     ----------------
@@ -36,9 +42,28 @@ class SignalType:
     name: ClassVar[str] = ""
     parameters: ClassVar[dict[str, Param]] = {}
     description: ClassVar[str] = ""
+    #: The compiled evaluation (class doc), or None for a plain-numpy type.
+    kernel: ClassVar[Callable[..., None] | None] = None
 
     def __init__(self, instances: Sequence[Mapping[str, Any]]) -> None:
         self.nb_signals = len(instances)
+
+    def kernel_data(self) -> tuple[Any, ...]:
+        """The arrays :attr:`kernel` reads (the instances' parameters)."""
+        return ()
+
+    def compiled(self) -> str | None:
+        """None when this type evaluates compiled, else why it cannot."""
+        owner = next((c for c in type(self).__mro__ if "kernel" in c.__dict__), None)
+        if owner is None or owner.__dict__["kernel"] is None:
+            return f"signal type '{self.name}' ({type(self).__module__}) has no compiled kernel"
+        for c in type(self).__mro__:
+            if c is owner:
+                break
+            if "evaluate" in c.__dict__:
+                return (f"signal type '{self.name}' ({type(self).__module__}) overrides "
+                        "evaluate() in plain numpy without a kernel of its own")
+        return None
 
     @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
@@ -56,7 +81,15 @@ class SignalType:
         -------
         ndarray, shape (nb_signals,)
         """
-        raise NotImplementedError
+        if self.kernel is None:
+            raise NotImplementedError(f"signal type '{self.name}' defines neither a kernel "
+                                      "nor evaluate()")
+        data = self.__dict__.get("_kernel_data")
+        if data is None:
+            data = self._kernel_data = self.kernel_data()
+        out = np.zeros(self.nb_signals)
+        type(self).kernel(data, float(t), int(order), out)  # type: ignore[misc]
+        return out
 
 
 @dataclass(frozen=True)

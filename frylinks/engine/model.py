@@ -206,7 +206,8 @@ def assemble(system: System) -> Model:
                 for k in range(len(info.cls.attachments))]
         force_blocks.append(ForceBlock(
             fkind, [d.name for d in fds], np.array(members, dtype=int), atts,
-            type(fkind).point_masses is not ForceType.point_masses))
+            type(fkind).point_masses is not ForceType.point_masses
+            or (fkind.kernels is not None and fkind.kernels.point_masses is not None)))
 
     signal_classes = {n: _registered(registry, "signal", n).cls for n in {x.type for x in specs}}
     bank = SignalBank(signal_classes, specs)

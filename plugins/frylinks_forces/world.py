@@ -8,15 +8,18 @@ turns with the body: a thruster's thrust, a follower load.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from frylinks.forces import ForceContext
+from frylinks.forces import ForceKernels
+from frylinks.jit import kernel, rotate3, signal_values
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
 
 from .common import RESOLVE_DOC, SINE, ResolvedInput
+
+Array = np.ndarray
 
 FRAMES = ("world", "node")
 
@@ -38,11 +41,9 @@ class WorldForce(ResolvedInput):
     FRAMES = FRAMES
     _key = "force"
 
-    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext
-                 ) -> tuple[np.ndarray, np.ndarray]:
-        value = self.world(frames, ctx)[:, None, :]
-        zero = np.zeros_like(value)
-        return (value, zero) if self._key == "force" else (zero, value)
+    def kernel_data(self) -> tuple[Any, ...]:
+        return (self._value.const.reshape(-1), self._value.slots(), self.frame.astype(np.int64),
+                self._key == "torque")
 
 
 class WorldTorque(WorldForce):
@@ -59,3 +60,21 @@ class WorldTorque(WorldForce):
     examples = [{"torque": [1.0, -2.0, 3.0]},
                 {"torque": [0.5, SINE, -1.0], "resolve_frame": "node"}]
     _key = "torque"
+
+
+@kernel
+def evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float, signals: Array,
+             gravity: Array, states: Array, static: bool, force: Array, torque: Array) -> None:
+    const, slot, frame, is_torque = data
+    value = np.empty(len(const))
+    signal_values(const, slot, signals, 0, value)
+    out = torque if is_torque else force
+    for i in range(len(frame)):
+        v = value[3 * i: 3 * i + 3]
+        if frame[i] == 1:  # node axes
+            rotate3(frames[0].R[i], v, out[i, 0])
+        else:
+            out[i, 0] = v
+
+
+WorldForce.kernels = ForceKernels(evaluate)
