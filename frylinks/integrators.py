@@ -18,6 +18,7 @@ from scipy.integrate import DOP853
 
 from .checkpoint import Checkpoint, restore_memory, take
 from .engine import Model, State, derivative, project
+from .engine.compose import compiled_step
 from .errors import SimulationError
 
 INTEGRATORS = ("rk4", "dop853", "generalized_alpha")
@@ -95,6 +96,20 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         s = _restore(model, state, resume)
         t0, k0, samples = resume.t0, resume.step, resume.samples
     n = nb_steps(t_end - t0, dt)
+    step = compiled_step(model)
+    if step is not None:
+        # compiled: from one output sample to the next without Python
+        k = k0
+        while k < n:
+            k_next = min(n, (k // every + 1) * every)
+            step.advance_rk4(s, k, k_next, dt, t0)
+            k = k_next
+            if k % every == 0:
+                samples += 1
+                if on_checkpoint is not None:
+                    on_checkpoint(take(model, s, samples, step=k, t0=t0))
+                yield s
+        return
     for k in range(k0 + 1, n + 1):
         y = s.pack()
         t = s.t

@@ -84,12 +84,15 @@ class SignalType:
         if self.kernel is None:
             raise NotImplementedError(f"signal type '{self.name}' defines neither a kernel "
                                       "nor evaluate()")
+        out = np.zeros(self.nb_signals)
+        type(self).kernel(self._data(), float(t), int(order), out)  # type: ignore[misc]
+        return out
+
+    def _data(self) -> tuple[Any, ...]:
         data = self.__dict__.get("_kernel_data")
         if data is None:
             data = self._kernel_data = self.kernel_data()
-        out = np.zeros(self.nb_signals)
-        type(self).kernel(data, float(t), int(order), out)  # type: ignore[misc]
-        return out
+        return data
 
 
 @dataclass(frozen=True)

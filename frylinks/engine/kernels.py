@@ -1,0 +1,443 @@
+"""The compiled core of the engine: loads, constraint rows, masses, the dense solve.
+
+These kernels are the model-independent parts of a step; :mod:`.compose` generates the
+model-dependent part (the calls to each block's type kernels) around them. They follow
+:mod:`.evaluate` operation by operation, so the compiled and the Python path agree to
+round-off. ``core`` is the tuple built by :func:`.compose.core_data`:
+
+``(mass, inertia, inertia_inv, gravity, added, has_added, nb_rows, length_scale,
+nb_slots, value_rows, value_cols)``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..jit import cross3, kernel, quat_mul, rotvec_to_quat3
+from ..kinematics import BodyStates, Relative, generalized_kernel
+
+Array = np.ndarray
+
+#: Relative regularisation of the constraint system (as :mod:`frylinks.linalg`).
+EPS = 1e-10
+
+#: Status codes of a compiled step (see :func:`.compose.raise_status`).
+OK, NON_FINITE, RUNAWAY, VIOLATED, NOT_ASSEMBLED, SINGULAR = 0, 1, 2, 3, 4, 5
+
+
+@kernel
+def body_loads(core: tuple[Any, ...], b: BodyStates, nb: int) -> Array:
+    """``(nb + 1, 6)`` loads on the bodies (ground last): weight and the gyroscopic
+    torque ``-w x (I w)`` with the world inertia ``R I R^T``."""
+    mass, inertia, gravity = core[0], core[1], core[3]
+    f = np.zeros((nb + 1, 6))
+    Iw = np.empty((3, 3))
+    Iww = np.empty(3)
+    t = np.empty(3)
+    for i in range(nb):
+        for j in range(3):
+            f[i, j] = mass[i] * gravity[j]
+        world_inertia(b.R[i], inertia[i], Iw)
+        for j in range(3):
+            Iww[j] = Iw[j, 0] * b.w[i, 0] + Iw[j, 1] * b.w[i, 1] + Iw[j, 2] * b.w[i, 2]
+        cross3(b.w[i], Iww, t)
+        for j in range(3):
+            f[i, 3 + j] = -t[j]
+    return f
+
+
+@kernel
+def world_inertia(R: Array, inertia: Array, out: Array) -> None:
+    """``R I R^T`` into ``out`` (3x3)."""
+    RI = np.empty((3, 3))
+    for j in range(3):
+        for k in range(3):
+            RI[j, k] = R[j, 0] * inertia[0, k] + R[j, 1] * inertia[1, k] + R[j, 2] * inertia[2, k]
+    for j in range(3):
+        for k in range(3):
+            out[j, k] = RI[j, 0] * R[k, 0] + RI[j, 1] * R[k, 1] + RI[j, 2] * R[k, 2]
+
+
+@kernel
+def mass_inverse(core: tuple[Any, ...], b: BodyStates, nb: int) -> Array:
+    """Block inverse ``(nb, 6, 6)`` of the bodies' mass matrices (added mass included)."""
+    mass, inertia, inertia_inv, added, has_added = core[0], core[1], core[2], core[4], core[5]
+    Minv = np.zeros((nb, 6, 6))
+    block = np.empty((3, 3))
+    for i in range(nb):
+        if has_added:
+            M = added[i].copy()
+            for k in range(3):
+                M[k, k] += mass[i]
+            world_inertia(b.R[i], inertia[i], block)
+            M[3:, 3:] += block
+            Minv[i] = np.linalg.inv(M)
+        else:
+            for k in range(3):
+                Minv[i, k, k] = 1.0 / mass[i]
+            world_inertia(b.R[i], inertia_inv[i], block)
+            Minv[i, 3:, 3:] = block
+    return Minv
+
+
+@kernel
+def add_wrenches(f: Array, body: Array, r: Array, force: Array, torque: Array, k: int
+                 ) -> None:
+    """Add the wrenches of attachment ``k`` (force, torque about the node) to ``f`` as
+    force and torque about the COGs, element by element in order."""
+    t = np.empty(3)
+    for i in range(len(body)):
+        cross3(r[i], force[i, k], t)
+        for j in range(3):
+            f[body[i], j] += force[i, k, j]
+        for j in range(3):
+            f[body[i], 3 + j] += torque[i, k, j] + t[j]
+
+
+@kernel
+def link_spring(f: Array, rel: Relative, K: Array, B: Array, r0: Array, gpos: Array,
+                gvel: Array, E: Array, mbody: Array, sbody: Array) -> Array:
+    """The link spring-damper ``Q = -K (gpos - r0) - B gvel`` on the free DOFs, added
+    to ``f`` through the twist ``mu = E (E^T E)^-1 Q``; returns ``Q`` ``(n, nf)``."""
+    n, nf = gpos.shape
+    Q = np.zeros((n, nf))
+    mu = np.zeros((n, 6))
+    for i in range(n):
+        for a in range(nf):
+            kx = 0.0
+            bv = 0.0
+            for c in range(nf):
+                kx += K[i, a, c] * (gpos[i, c] - r0[i, c])
+                bv += B[i, a, c] * gvel[i, c]
+            Q[i, a] = -kx - bv
+        EtE = np.empty((nf, nf))
+        for a in range(nf):
+            for c in range(nf):
+                s = 0.0
+                for j in range(6):
+                    s += E[i, j, a] * E[i, j, c]
+                EtE[a, c] = s
+        y = np.linalg.solve(EtE, Q[i].copy())
+        for j in range(6):
+            s = 0.0
+            for a in range(nf):
+                s += E[i, j, a] * y[a]
+            mu[i, j] = s
+    gen = generalized_kernel(rel, mu)
+    for i in range(n):
+        for j in range(6):
+            f[mbody[i], j] += gen[i, j]
+    for i in range(n):
+        for j in range(6):
+            f[sbody[i], j] += gen[i, 6 + j]
+    return Q
+
+
+@kernel
+def add_rows(values: Array, velocity: Array, acceleration: Array, rows: Array, vel: Array,
+             acc: Array, rel: Relative, start: int, jac: Array) -> None:
+    """Put a block's constraint rows into the model's arrays from row ``start``: the
+    values of ``rows @ J`` (``jac``, ``(n, nc, 12)``) at ``values[12 start:]``, the
+    velocity targets, and the acceleration right-hand sides ``acc - rows . kappa``."""
+    n, nc = rows.shape[0], rows.shape[1]
+    for i in range(n):
+        for c in range(nc):
+            r = start + i * nc + c
+            velocity[r] = vel[i, c]
+            s = 0.0
+            for j in range(6):
+                s += rows[i, c, j] * rel.kappa[i, j]
+            acceleration[r] = acc[i, c] - s
+            for j in range(12):
+                values[12 * r + j] = jac[i, c, j]
+
+
+@kernel
+def dense_G(core: tuple[Any, ...], values: Array, nb: int) -> Array:
+    """The constraint Jacobian ``G`` ``(nb_rows, 6 nb)`` from the rows' 12 values each
+    (the ground's columns dropped)."""
+    rows, cols = core[9], core[10]
+    G = np.zeros((core[6], 6 * nb))
+    for k in range(len(values)):
+        if cols[k] >= 0:
+            G[rows[k], cols[k]] = values[k]
+    return G
+
+
+@kernel
+def factor(G: Array, Minv: Array) -> tuple[Array, Array, bool]:
+    """``A = G M^-1 G^T`` and the Cholesky factor of ``A + EPS diag(A)`` (lower);
+    False when it is not positive definite."""
+    nr = G.shape[0]
+    nb = Minv.shape[0]
+    GM = np.zeros((nr, 6 * nb))
+    for r in range(nr):
+        for b in range(nb):
+            for j in range(6):
+                s = 0.0
+                for i in range(6):
+                    s += G[r, 6 * b + i] * Minv[b, i, j]
+                GM[r, 6 * b + j] = s
+    A = np.zeros((nr, nr))
+    for r in range(nr):
+        for c in range(nr):
+            s = 0.0
+            for k in range(6 * nb):
+                s += GM[r, k] * G[c, k]
+            A[r, c] = s
+    L = A.copy()
+    for r in range(nr):
+        L[r, r] += EPS * A[r, r] + 1e-300
+    ok = cholesky(L)
+    return A, L, ok
+
+
+@kernel
+def cholesky(A: Array) -> bool:
+    """In place: the lower Cholesky factor of a symmetric positive definite ``A``."""
+    n = A.shape[0]
+    for j in range(n):
+        s = A[j, j]
+        for k in range(j):
+            s -= A[j, k] * A[j, k]
+        if not s > 0.0:
+            return False
+        d = math.sqrt(s)
+        A[j, j] = d
+        for i in range(j + 1, n):
+            s = A[i, j]
+            for k in range(j):
+                s -= A[i, k] * A[j, k]
+            A[i, j] = s / d
+    for i in range(n):
+        for j in range(i + 1, n):
+            A[i, j] = 0.0
+    return True
+
+
+@kernel
+def cho_solve(L: Array, b: Array) -> Array:
+    """``x`` with ``L L^T x = b``."""
+    n = len(b)
+    y = np.empty(n)
+    for i in range(n):
+        s = b[i]
+        for k in range(i):
+            s -= L[i, k] * y[k]
+        y[i] = s / L[i, i]
+    x = np.empty(n)
+    for i in range(n - 1, -1, -1):
+        s = y[i]
+        for k in range(i + 1, n):
+            s -= L[k, i] * x[k]
+        x[i] = s / L[i, i]
+    return x
+
+
+@kernel
+def multipliers(A: Array, L: Array, rhs: Array) -> Array:
+    """``lam`` with ``A lam = rhs``: the regularised solve, refined once."""
+    lam = cho_solve(L, rhs)
+    res = rhs - A @ lam
+    return lam + cho_solve(L, res)
+
+
+@kernel
+def minv(Minv: Array, f: Array) -> Array:
+    """``M^-1 f`` for ``f (nb, 6)``."""
+    nb = Minv.shape[0]
+    out = np.empty((nb, 6))
+    for b in range(nb):
+        for i in range(6):
+            s = 0.0
+            for j in range(6):
+                s += Minv[b, i, j] * f[b, j]
+            out[b, i] = s
+    return out
+
+
+@kernel
+def G_T(G: Array, lam: Array, nb: int) -> Array:
+    """``G^T lam`` as ``(nb, 6)``."""
+    out = np.zeros(6 * nb)
+    for r in range(G.shape[0]):
+        for k in range(6 * nb):
+            out[k] += G[r, k] * lam[r]
+    return out.reshape(nb, 6)
+
+
+@kernel
+def G_dot(G: Array, u: Array) -> Array:
+    """``G u`` for ``u (nb, 6)``."""
+    return G @ u.reshape(-1)
+
+
+@kernel
+def correction(G: Array, Minv: Array, A: Array, L: Array, error: Array) -> Array:
+    """Smallest mass-weighted ``du (nb, 6)`` with ``G du = -error``."""
+    nb = Minv.shape[0]
+    return -minv(Minv, G_T(G, multipliers(A, L, error), nb))
+
+
+@kernel
+def accelerations(G: Array, Minv: Array, f: Array, acc: Array
+                  ) -> tuple[Array, Array, bool]:
+    """Accelerations ``(nb, 6)`` and multipliers of ``M u' = f + G^T lam``,
+    ``G u' = acc``; False when the constraint system is singular."""
+    nb = Minv.shape[0]
+    a0 = minv(Minv, f)
+    if G.shape[0] == 0:
+        return a0, np.zeros(0), True
+    A, L, ok = factor(G, Minv)
+    if not ok:
+        return a0, np.zeros(G.shape[0]), False
+    lam = multipliers(A, L, acc - G_dot(G, a0))
+    return a0 + minv(Minv, G_T(G, lam, nb)), lam, True
+
+
+@kernel
+def quat_rate(q: Array, w: Array, out: Array) -> None:
+    """``q' = 0.5 [0, w] * q`` for every body, into ``out (nb, 4)``."""
+    wq = np.zeros(4)
+    for i in range(len(q)):
+        wq[1] = w[i, 0]
+        wq[2] = w[i, 1]
+        wq[3] = w[i, 2]
+        quat_mul(wq, q[i], out[i])
+        for j in range(4):
+            out[i, j] = 0.5 * out[i, j]
+
+
+@kernel
+def turn(q: Array, du: Array) -> None:
+    """``q = exp(du) * q`` renormalised, in place, for every body."""
+    dq = np.empty(4)
+    out = np.empty(4)
+    for i in range(len(q)):
+        rotvec_to_quat3(du[i, 3:], dq)
+        quat_mul(dq, q[i], out)
+        n = math.sqrt(out[0] ** 2 + out[1] ** 2 + out[2] ** 2 + out[3] ** 2)
+        for j in range(4):
+            q[i, j] = out[j] / n
+
+
+@kernel
+def normalise(q: Array) -> None:
+    """Quaternions made unit, in place."""
+    for i in range(len(q)):
+        n = math.sqrt(q[i, 0] ** 2 + q[i, 1] ** 2 + q[i, 2] ** 2 + q[i, 3] ** 2)
+        for j in range(4):
+            q[i, j] = q[i, j] / n
+
+
+@kernel
+def take(a: Array, index: Array) -> Array:
+    """``a[index]`` (a copy)."""
+    out = np.empty(len(index))
+    for i in range(len(index)):
+        out[i] = a[index[i]]
+    return out
+
+
+@kernel
+def worst(res: Array) -> tuple[float, int]:
+    """Largest ``|res|`` and its row (NaN, and its row, if any is NaN; as ``np.max``)."""
+    big = 0.0
+    row = -1
+    for i in range(len(res)):
+        a = abs(res[i])
+        if math.isnan(a):
+            return a, i
+        if row < 0 or a > big:
+            big = a
+            row = i
+    return big, row
+
+
+# ------------------------------------------------------ the integrators' state algebra
+
+@kernel
+def views(y: Array, nb: int) -> tuple[Array, Array, Array, Array, Array]:
+    """``x, q, v, w, z`` as views of the ODE vector ``y = [x, q, v, w, z]``."""
+    return (y[:3 * nb].reshape(nb, 3), y[3 * nb:7 * nb].reshape(nb, 4),
+            y[7 * nb:10 * nb].reshape(nb, 3), y[10 * nb:13 * nb].reshape(nb, 3), y[13 * nb:])
+
+
+@kernel
+def stage(y: Array, h: float, r: Array) -> Array:
+    """``y + h r``."""
+    return y + h * r
+
+
+@kernel
+def rk4_combine(y: Array, dt: float, r: Array) -> Array:
+    """``y + dt/6 (r1 + 2 r2 + 2 r3 + r4)`` with the stage rates as rows of ``r``."""
+    return y + (dt / 6.0) * (r[0] + 2 * r[1] + 2 * r[2] + r[3])
+
+
+@kernel
+def rate(out: Array, nb: int, v: Array, q: Array, w: Array, udot: Array, zdot: Array
+         ) -> None:
+    """The ODE rate ``[v, q', u'_lin, u'_ang, z']`` into ``out``."""
+    for i in range(nb):
+        for j in range(3):
+            out[3 * i + j] = v[i, j]
+            out[7 * nb + 3 * i + j] = udot[i, j]
+            out[10 * nb + 3 * i + j] = udot[i, 3 + j]
+    quat_rate(q, w, out[3 * nb:7 * nb].reshape(nb, 4))
+    out[13 * nb:] = zdot
+
+
+@kernel
+def check(y: Array, nb: int, max_distance: float, max_speed: float
+          ) -> tuple[int, float, float]:
+    """Status of a new state: finite, and not run away (largest distance, speed)."""
+    big_x = 0.0
+    big_v = 0.0
+    for i in range(3 * nb):
+        a = y[i]
+        b = y[7 * nb + i]
+        c = y[10 * nb + i]
+        if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+            return NON_FINITE, 0.0, 0.0
+        big_x = max(big_x, abs(a))
+        big_v = max(big_v, abs(b))
+    if big_x > max_distance or big_v > max_speed:
+        return RUNAWAY, big_x, big_v
+    return OK, big_x, big_v
+
+
+@kernel
+def move(x: Array, q: Array, du: Array) -> None:
+    """Positions moved by ``du`` (translations, then rotation vectors), in place."""
+    for i in range(len(x)):
+        for j in range(3):
+            x[i, j] += du[i, j]
+    turn(q, du)
+
+
+@kernel
+def project_velocities(G: Array, Minv: Array, A: Array, L: Array, v: Array, w: Array,
+                       velocity: Array) -> None:
+    """Velocities put on ``G u = velocity`` (mass-weighted least change), in place."""
+    nb = len(v)
+    u = np.empty((nb, 6))
+    u[:, :3] = v
+    u[:, 3:] = w
+    du = correction(G, Minv, A, L, G_dot(G, u) - velocity)
+    for i in range(nb):
+        for j in range(3):
+            v[i, j] += du[i, j]
+            w[i, j] += du[i, 3 + j]
+
+
+@kernel
+def put_rows(residual: Array, start: int, res: Array) -> None:
+    """A block's residual ``(n, nc)`` into ``residual`` from row ``start``."""
+    n, nc = res.shape
+    for i in range(n):
+        for c in range(nc):
+            residual[start + i * nc + c] = res[i, c]
