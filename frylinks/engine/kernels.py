@@ -74,7 +74,7 @@ def mass_inverse(core: tuple[Any, ...], b: BodyStates, nb: int) -> Array:
                 M[k, k] += mass[i]
             world_inertia(b.R[i], inertia[i], block)
             M[3:, 3:] += block
-            Minv[i] = np.linalg.inv(M)
+            Minv[i] = inverse(M)
         else:
             for k in range(3):
                 Minv[i, k, k] = 1.0 / mass[i]
@@ -120,7 +120,8 @@ def link_spring(f: Array, rel: Relative, K: Array, B: Array, r0: Array, gpos: Ar
                 for j in range(6):
                     s += E[i, j, a] * E[i, j, c]
                 EtE[a, c] = s
-        y = np.linalg.solve(EtE, Q[i].copy())
+        cholesky(EtE)
+        y = cho_solve(EtE, Q[i])
         for j in range(6):
             s = 0.0
             for a in range(nf):
@@ -216,6 +217,36 @@ def cholesky(A: Array) -> bool:
         for j in range(i + 1, n):
             A[i, j] = 0.0
     return True
+
+
+@kernel
+def inverse(M: Array) -> Array:
+    """Inverse of a small square matrix: Gauss-Jordan with partial pivoting (any mass
+    matrix a force type adds, symmetric or not; a singular one gives inf or nan)."""
+    n = M.shape[0]
+    a = M.copy()
+    out = np.eye(n)
+    for c in range(n):
+        p = c
+        for r in range(c + 1, n):
+            if abs(a[r, c]) > abs(a[p, c]):
+                p = r
+        if p != c:
+            for j in range(n):
+                a[c, j], a[p, j] = a[p, j], a[c, j]
+                out[c, j], out[p, j] = out[p, j], out[c, j]
+        d = a[c, c]
+        for j in range(n):
+            a[c, j] /= d
+            out[c, j] /= d
+        for r in range(n):
+            if r != c:
+                m = a[r, c]
+                if m != 0.0:
+                    for j in range(n):
+                        a[r, j] -= m * a[c, j]
+                        out[r, j] -= m * out[c, j]
+    return out
 
 
 @kernel
