@@ -6,7 +6,8 @@
     dataset's diffraction + Froude-Krylov force per unit amplitude (linear in frequency,
     zero outside the data) and ``x_0`` the horizontal offset of the body's initial COG
     from the dataset's centre of mass (the mesh is taken at the body's initial place).
-    Zero in statics.
+    Zero in statics. The phasors are computed at ``prepare``; the sum is the compiled
+    kernel :func:`~frylinks_marine.wave_kernels.excitation_force`.
 
 ``radiation``
     Cummins' equation: ``F = -A_inf u' - int_0^t K(t - s) u(s) ds``, ``u = xi'`` the body's
@@ -25,6 +26,7 @@ scaled by the environment's water density over the dataset's. Each body radiates
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from frylinks.errors import ModelError
-from frylinks.forces import ForceContext, ForceType, Output
+from frylinks.forces import ForceContext, ForceKernels, ForceType, Output
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param, as_path
 
@@ -40,6 +42,7 @@ from .body_forces import BODY, _wrench
 from .dofs import velocity
 from .hydrodb import HydroDatabase, read_capytaine
 from .radiation import RadiationStateSpace
+from .wave_kernels import excitation_force, wave_params
 
 Array = np.ndarray
 
@@ -110,6 +113,7 @@ class WaveExcitation(DatasetForce):
         self._waves: Any = None
 
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
+        self.__dict__.pop("_kernel_data", None)  # (built again from what is set here)
         env = ctx.settings.get("environment")
         if env is None:
             return
@@ -133,14 +137,16 @@ class WaveExcitation(DatasetForce):
             shift = np.exp(1j * k * (direction @ offset))
             self.amplitude[i] = (base * shift)[:, None] * X * _density_ratio(ctx, db)
 
-    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> tuple[Array, Array]:
-        if ctx.static or self._waves is None or not len(self.omega):
-            zero = np.zeros((self.nb_forces, 1, 3))
-            return zero, zero.copy()
-        phase = np.exp(-1j * self.omega * ctx.t)
-        gen = float(self._waves.ramp_factor(ctx.t)) * np.real(
-            np.einsum("nci,c->ni", self.amplitude, phase))
-        return _wrench(gen)
+    def kernel_data(self) -> tuple[Any, ...]:
+        # (n, 6, nc): the sum over components runs along contiguous memory
+        phasors = np.transpose(self.amplitude, (0, 2, 1))
+        params = (wave_params(math.inf, 0.0, np.zeros(3)) if self._waves is None
+                  else self._waves.kernel_data()[1])
+        return (np.ascontiguousarray(phasors.real), np.ascontiguousarray(phasors.imag),
+                np.ascontiguousarray(self.omega, dtype=float), params)
+
+
+WaveExcitation.kernels = ForceKernels(excitation_force)
 
 
 class Radiation(DatasetForce):

@@ -12,7 +12,10 @@ of the body's own acceleration. That last term enters the body's mass matrix (no
 algebraic loop), as a constant matrix from the element's initial orientation and place
 (linear theory: small rotations). The force acts while the node is below the wave
 surface, ``z <= eta(x, y, t)``; split long members into several elements. Buoyancy is
-not included (give it with ``linear_hydrostatics`` or a force).
+not included (give it with ``linear_hydrostatics`` or a force). In statics the fluid
+velocity is the current alone, its acceleration zero, and the surface ``z = 0``.
+Without an environment the water is still (1025 kg m-3). The force is the compiled
+kernel :func:`~frylinks_marine.wave_kernels.morison_force`.
 """
 
 from __future__ import annotations
@@ -22,12 +25,18 @@ from typing import Any
 
 import numpy as np
 
-from frylinks.forces import ForceContext, ForceType
+from frylinks.forces import ForceContext, ForceKernels, ForceType
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
 from frylinks.rotations import skew
 
+from .wave_kernels import morison_force
+from .waves import WaveField
+
 Array = np.ndarray
+
+#: Still water without current: the fluid of a model without an environment.
+STILL = WaveField.still()
 
 
 class Morison(ForceType):
@@ -53,24 +62,16 @@ class Morison(ForceType):
         self.cd, self.ca = col("cd"), col("ca")
         self.volume = np.pi * self.diameter**2 / 4 * self.length
         self._added: Array | None = None
-
-    def _fluid(self, p: Array, ctx: ForceContext) -> tuple[Array, Array, Array, float]:
-        """Fluid velocity, acceleration, wetness (1 below the surface) and density."""
-        env = ctx.settings.get("environment")
-        n = len(p)
-        if env is None:
-            return np.zeros((n, 3)), np.zeros((n, 3)), (p[:, 2] <= 0.0).astype(float), 1025.0
-        if ctx.static:
-            wet = (p[:, 2] <= 0.0).astype(float)
-            return np.broadcast_to(env.current, (n, 3)).copy(), np.zeros((n, 3)), wet, env.rho
-        u, a = env.waves.kinematics(p, ctx.t)
-        wet = (p[:, 2] <= env.waves.elevation(p, ctx.t)).astype(float)
-        return u, a, wet, float(env.rho)
+        # the water until prepare() reads the environment (none: still, 1025 kg m-3)
+        self._waves, self._rho = STILL, 1025.0
 
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
         f = frames[0]
         env = ctx.settings.get("environment")
         rho = 1025.0 if env is None else float(env.rho)
+        self._waves = STILL if env is None else env.waves
+        self._rho = rho
+        self.__dict__.pop("_kernel_data", None)  # (built again from what is set here)
         e = f.R[:, :, 2]
         wet = (f.p[:, 2] <= 0.0).astype(float)
         normal = np.eye(3) - np.einsum("ni,nj->nij", e, e)
@@ -82,15 +83,10 @@ class Morison(ForceType):
     def added_mass(self) -> Array | None:
         return self._added
 
-    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> tuple[Array, Array]:
-        f = frames[0]
-        e = f.R[:, :, 2]
-        u, a, wet, rho = self._fluid(f.p, ctx)
-        ur = u - f.v
-        urn = ur - np.einsum("ni,ni->n", ur, e)[:, None] * e
-        an = a - np.einsum("ni,ni->n", a, e)[:, None] * e
-        speed = np.sqrt(np.einsum("ni,ni->n", urn, urn))
-        force = (rho * (1.0 + self.ca) * self.volume)[:, None] * an \
-            + (0.5 * rho * self.cd * self.diameter * self.length * speed)[:, None] * urn
-        force *= wet[:, None]
-        return force[:, None, :], np.zeros((self.nb_forces, 1, 3))
+    def kernel_data(self) -> tuple[Any, ...]:
+        table, params = self._waves.kernel_data()
+        return (self.diameter, self.length, self.cd, self.ca, self.volume, table, params,
+                float(self._rho))
+
+
+Morison.kernels = ForceKernels(morison_force)

@@ -1,8 +1,10 @@
 """Linear (Airy) waves: dispersion, sea spectra and the kinematics of a wave field.
 
-Pure numpy; the marine forces evaluate a :class:`WaveField` at their points once per
-step, so everything that depends on neither the time nor the points is computed when the
-field is built.
+A :class:`WaveField` holds the components and computes, when it is built, everything
+that depends on neither the time nor the points (:meth:`WaveField.kernel_data`); its
+kinematics are the compiled kernels of :mod:`frylinks_marine.wave_kernels`, which the
+marine forces' kernels call at their points (the one implementation of the formulas
+below).
 
 Conventions
 -----------
@@ -55,6 +57,14 @@ import numpy as np
 import numpy.typing as npt
 
 from frylinks.errors import ModelError
+
+from .wave_kernels import (
+    wave_elevations,
+    wave_kinematics_many,
+    wave_params,
+    wave_ramps,
+    wave_table,
+)
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -366,16 +376,10 @@ class WaveField:
                 raise ModelError("expected positive frequency bins [rad/s]", "bin_width")
             self.bin_width = _frozen(dw)
 
-        k, cb, sb = self.k, np.cos(b), np.sin(b)
-        self._kxy = np.stack([k * cb, k * sb])  # (2, nc): phase = xy @ _kxy + ...
-        aw = a * w
-        self._vel_h = np.stack([aw * cb, aw * sb], axis=1)  # (nc, 2)
-        self._vel_z = aw
-        self._acc_h = self._vel_h * w[:, None]
-        self._acc_z = aw * w
-        self._deep = math.isinf(self.depth)
-        # 1 / (1 - exp(-2kd)): sinh(kd) scaled by exp(kd), exact also for small kd
-        self._scale = 1.0 if self._deep else 1.0 / -np.expm1(-2.0 * k * self.depth)
+        # what the kernels read (frylinks_marine.wave_kernels): writable copies, so that
+        # numba sees the same array types for every field
+        self._table = wave_table(a, w, self.k, b, phi, self.depth)
+        self._params = wave_params(self.depth, self.ramp, self.current)
 
     # ---------------------------------------------------------------- constructors
 
@@ -512,7 +516,21 @@ class WaveField:
         return (f"WaveField(nb_components={self.nb_components}, depth={self.depth:g}, "
                 f"ramp={self.ramp:g}, current={self.current.tolist()})")
 
+    def kernel_data(self) -> tuple[FloatArray, FloatArray]:
+        """``(table, params)``: the field as the kernels of
+        :mod:`frylinks_marine.wave_kernels` take it (:func:`~frylinks_marine.wave_kernels.
+        wave_elevation`, :func:`~frylinks_marine.wave_kernels.wave_kinematics`). Forces
+        put them in their own ``kernel_data`` at ``prepare``; they must not be changed."""
+        return self._table, self._params
+
     # ------------------------------------------------------------------------ ramp
+
+    def _ramps(self, t: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+        tt = np.asarray(t, dtype=float)
+        flat = np.ascontiguousarray(tt.reshape(-1))
+        r, rate = np.empty(flat.size), np.empty(flat.size)
+        wave_ramps(self._params, flat, r, rate)
+        return r.reshape(tt.shape), rate.reshape(tt.shape)
 
     def ramp_factor(self, t: npt.ArrayLike) -> FloatArray:
         """Ramp ``r(t)``: 0 before 0, ``(1 - cos(pi t / T)) / 2`` up to ``T``, then 1.
@@ -527,61 +545,22 @@ class WaveField:
         numpy.ndarray
             The shape of ``t``.
         """
-        t = np.asarray(t, dtype=float)
-        if self.ramp == 0.0:
-            return np.ones_like(t)
-        s = np.minimum(np.maximum(t / self.ramp, 0.0), 1.0)
-        out: FloatArray = 0.5 * (1.0 - np.cos(math.pi * s))
-        return out
+        return self._ramps(t)[0]
 
     def ramp_rate(self, t: npt.ArrayLike) -> FloatArray:
         """Time derivative ``dr/dt`` [1/s] of :meth:`ramp_factor`, the shape of ``t``."""
-        t = np.asarray(t, dtype=float)
-        if self.ramp == 0.0:
-            return np.zeros_like(t)
-        inside = (t >= 0.0) & (t < self.ramp)
-        out: FloatArray = np.where(inside, 0.5 * math.pi / self.ramp
-                                   * np.sin(math.pi * t / self.ramp), 0.0)
-        return out
-
-    def _ramp_now(self, t: float) -> tuple[float, float]:
-        """``r(t)`` and ``dr/dt`` at one time, without numpy's per-call overhead."""
-        if self.ramp == 0.0 or t >= self.ramp:
-            return 1.0, 0.0
-        if t < 0.0:
-            return 0.0, 0.0
-        x = math.pi * t / self.ramp
-        return 0.5 * (1.0 - math.cos(x)), 0.5 * math.pi / self.ramp * math.sin(x)
+        return self._ramps(t)[1]
 
     # ------------------------------------------------------------------ kinematics
 
-    def _phase(self, xy: FloatArray, t: FloatArray) -> FloatArray:
-        """Phases ``theta``, shape ``(n, nc)``, of points ``xy (n, 2)`` at ``t`` (scalar
-        or ``(n,)``)."""
-        if t.ndim == 0:
-            return xy @ self._kxy + (self.phase - self.omega * float(t))
-        out: FloatArray = xy @ self._kxy + self.phase - np.multiply.outer(t, self.omega)
-        return out
-
-    def _depth_factors(self, z: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """``cosh(k (z + d)) / sinh(k d)`` and ``sinh(k (z + d)) / sinh(k d)``, shape
-        ``(n, nc)``, at heights ``z (n,)`` clamped to the water column."""
-        z = np.minimum(z, 0.0)
-        if not self._deep:
-            z = np.maximum(z, -self.depth)
-        near = np.exp(np.multiply.outer(z, self.k))
-        if self._deep:
-            return near, near
-        far = np.exp(-np.multiply.outer(z + 2.0 * self.depth, self.k))
-        return (near + far) * self._scale, (near - far) * self._scale
-
     @staticmethod
     def _times(t: npt.ArrayLike, n: int) -> FloatArray:
+        """``t`` (a float or one time per point) as ``(n,)`` times."""
         tt = np.asarray(t, dtype=float)
         if tt.ndim != 0 and tt.shape != (n,):
             raise ValueError(f"t must be a float or have one time per point, shape ({n},); "
                              f"got shape {tt.shape}")
-        return tt
+        return np.ascontiguousarray(np.broadcast_to(tt, (n,)))
 
     def elevation(self, xy: npt.ArrayLike, t: npt.ArrayLike) -> FloatArray:
         """Free-surface elevation ``eta`` [m].
@@ -600,10 +579,10 @@ class WaveField:
             Shape ``(n,)`` (a scalar array for a single point).
         """
         p = np.asarray(xy, dtype=float)
-        flat = p.reshape(-1, p.shape[-1])[:, :2]
+        flat = np.ascontiguousarray(p.reshape(-1, p.shape[-1])[:, :2])
         tt = self._times(t, flat.shape[0])
-        eta: FloatArray = np.cos(self._phase(flat, tt)) @ self.amplitude
-        eta *= self._ramp_now(float(tt))[0] if tt.ndim == 0 else self.ramp_factor(tt)
+        eta = np.empty(flat.shape[0])
+        wave_elevations(self._table, self._params, flat, tt, eta)
         return eta.reshape(p.shape[:-1])
 
     def velocity(self, p: npt.ArrayLike, t: npt.ArrayLike) -> FloatArray:
@@ -651,27 +630,9 @@ class WaveField:
             Shape of ``p`` each; the velocity includes the current.
         """
         q = np.asarray(p, dtype=float)
-        pts = q.reshape(-1, 3)
+        pts = np.ascontiguousarray(q.reshape(-1, 3))
         n = pts.shape[0]
         tt = self._times(t, n)
-        theta = self._phase(pts[:, :2], tt)
-        c, s = np.cos(theta), np.sin(theta)
-        ch, sh = self._depth_factors(pts[:, 2])
-        wave = np.empty((n, 3))
-        wave[:, :2] = (c * ch) @ self._vel_h
-        wave[:, 2] = (s * sh) @ self._vel_z
-        r: float | FloatArray
-        rate: float | FloatArray
-        if tt.ndim == 0:
-            r, rate = self._ramp_now(float(tt))
-        else:
-            r, rate = self.ramp_factor(tt)[:, None], self.ramp_rate(tt)[:, None]
-        acc = np.zeros((n, 3))
-        if acceleration:
-            acc[:, :2] = (s * ch) @ self._acc_h
-            acc[:, 2] = -((c * sh) @ self._acc_z)
-            acc *= r
-            if np.ndim(rate) or rate != 0.0:
-                acc += rate * wave
-        v = r * wave + self.current
+        v, acc = np.empty((n, 3)), np.empty((n, 3))
+        wave_kinematics_many(self._table, self._params, pts, tt, bool(acceleration), v, acc)
         return v.reshape(q.shape), acc.reshape(q.shape)
