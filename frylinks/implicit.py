@@ -66,36 +66,25 @@ from .engine import (
     project,
     state_derivatives,
 )
+from .engine.compose import NOT_CONVERGED, CompiledStep, compiled_step, raise_status
+from .engine.newton import (
+    EPS,
+    FD_STEP,
+    JUMP,
+    MAX_BUILDS,
+    MAX_HALVINGS,
+    MAX_ITERATIONS,
+    NEWTON_TOL,
+    REFRESH_AFTER,
+    STATE_TOL,
+)
 from .errors import SimulationError
-from .links import LinkType
 from .rotations import quat_multiply, rotvec_to_quat
 
 Array = np.ndarray
 
 #: Default spectral radius at infinite frequency.
 RHO_INF = 0.8
-#: Newton stops when a correction is below this (m, relative to the model's size; rad).
-NEWTON_TOL = 1e-9
-#: ... and when the force types' states change by less than this, relative to their
-#: largest (they converge by fixed point, about 50-fold an iteration for radiation, so
-#: what is left is below 1e-9).
-STATE_TOL = 1e-7
-#: Iterations allowed in one step.
-MAX_ITERATIONS = 24
-#: Builds of the Newton matrix allowed in one step; a step that needs more is halved.
-MAX_BUILDS = 3
-#: The matrix is refactored at the iterate (tangent kept) when its contraction rate
-#: predicts more iterations than this.
-REFRESH_AFTER = 2.0
-#: A correction this many times larger than the last (the first after a new matrix) is
-#: divergence, as is one larger than the last with the same matrix.
-JUMP = 4.0
-#: A step Newton cannot solve is halved at most this many times.
-MAX_HALVINGS = 6
-#: Finite-difference step of the tangent matrix (m relative to the model's size; rad).
-FD_STEP = 1e-7
-#: Relative regularisation of the constraint block (redundant constraints).
-EPS = 1e-10
 #: Above this many unknowns the sparse factorisation is used.
 DENSE_LIMIT = 150
 
@@ -437,9 +426,9 @@ class Stepper:
         self._build_cost = 6 * self.newton.coupling.nb_colours
         #: corrections are measured in m relative to the model's size, and in rad
         self._units = np.array([model.length_scale] * 3 + [1.0] * 3)
-        # links with one free rotation keep the reference that unwraps their angle
-        self._refs = any(type(blk.kind).unwrap_angle is not LinkType.unwrap_angle
-                         for blk in model.link_blocks)
+        # links with one free rotation keep the reference that unwraps their angle (a
+        # block without one writes none)
+        self._refs = bool(model.link_blocks)
 
     def start(self, s: State) -> Memory:
         """The memory at a consistent initial state: accelerations from the equations."""
@@ -589,7 +578,9 @@ def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every
     the spectral radius at infinite frequency in [0, 1]."""
     from .integrators import _check, _restore, nb_steps
 
-    stepper = Stepper(model, rho_inf)
+    compiled = compiled_step(model)
+    stepper: Stepper | CompiledStepper = (
+        Stepper(model, rho_inf) if compiled is None else CompiledStepper(compiled, rho_inf))
     if resume is None:
         s = state
         project(model, s, initial=True)
@@ -608,6 +599,19 @@ def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every
             stepper.rebuild_at(anchor, s.angle_ref)
             restore_memory(model, resume.memory)  # the build's residuals moved it
     n = nb_steps(t_end - t0, dt)
+    if isinstance(stepper, CompiledStepper):
+        # compiled: from one output sample to the next without Python
+        k = k0
+        while k < n:
+            k_next = min(n, (k // every + 1) * every)
+            mem = stepper.advance(s, mem, k, k_next, dt, t0)
+            k = k_next
+            if k % every == 0:
+                samples += 1
+                if on_checkpoint is not None:
+                    on_checkpoint(_take(model, s, samples, k, t0, mem, stepper))
+                yield s
+        return
     for k in range(k0 + 1, n + 1):
         new, mem = stepper.step(s, mem, dt, t0 + k * dt)
         _check(new)
@@ -619,12 +623,111 @@ def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every
             yield s
 
 
+class CompiledStepper:
+    """The :class:`Stepper` of a model that runs compiled (a small, dense one): the
+    same scheme and Newton policy in the model's compiled step, whose kept tangent,
+    anchor and counters live in arrays here."""
+
+    def __init__(self, step: CompiledStep, rho_inf: float = RHO_INF) -> None:
+        model = step.model
+        self.model = model
+        self.step_fn = step
+        c = Coefficients.from_rho(rho_inf)
+        self.coeff = c
+        self._c = np.array([c.alpha_m, c.alpha_f, c.gamma, c.beta])
+        cp = Coupling(model)
+        nb, nr = model.nb_bodies, model.nb_rows
+        self.Dtan = np.zeros((6 * cp.nb_colours, 6 * nb))
+        self.dV = np.zeros((6 * cp.nb_colours, 12 * nr))
+        nz = len(model.initial.z)
+        self._anchor = (np.zeros((nb, 3)), np.zeros((nb, 4)), np.zeros((nb, 3)),
+                        np.zeros((nb, 3)), np.zeros(nz), np.zeros((nb, 6)), np.zeros(nr),
+                        np.zeros(2))
+        #: builds, factorisations, iterations, steps, halvings
+        self.counters = np.zeros(5, dtype=np.int64)
+        self._colour = cp.colour.astype(np.int64)
+        self._prow = cp.rows.astype(np.int64)
+        self._pcol = cp.cols.astype(np.int64)
+        self._mflat = (np.concatenate(cp.members) if cp.members else
+                       np.zeros(0)).astype(np.int64)
+        self._mstart = np.concatenate([[0], np.cumsum([len(m) for m in cp.members])]
+                                      ).astype(np.int64)
+        self._build_cost = 6 * cp.nb_colours
+
+    @property
+    def iterations(self) -> int:
+        return int(self.counters[2])
+
+    @property
+    def halvings(self) -> int:
+        return int(self.counters[4])
+
+    @property
+    def anchor(self) -> dict[str, Array]:
+        """Where the Newton matrix was last built (a resumed run rebuilds it there)."""
+        if not self.counters[0]:
+            return {}
+        return dict(zip(("x", "q", "v", "w", "z", "udot", "lam", "th"), self._anchor,
+                        strict=True))
+
+    def start(self, s: State) -> Memory:
+        udot, lam, zdot = self.step_fn.evaluate(s)
+        return Memory(udot.copy(), udot.copy(), lam.copy(), zdot.copy(), udot.copy(),
+                      zdot.copy())
+
+    def advance(self, s: State, mem: Memory, k0: int, k1: int, dt: float, t0: float
+                ) -> Memory:
+        """Steps ``k0 + 1 .. k1`` from ``s`` (in place); the memory after them."""
+        arrays = tuple(np.ascontiguousarray(a, dtype=float).copy() for a in (
+            mem.udot, mem.a, mem.lam, mem.zdot, mem.udot_prev, mem.zdot_prev))
+        h_prev = np.array([mem.h_prev])
+        x, q, v, w, z = (np.ascontiguousarray(a, dtype=float).copy()
+                         for a in (s.x, s.q, s.v, s.w, s.z))
+        status, k, a, b, c = self.step_fn.module.advance_ga(
+            self.step_fn.data, x, q, v, w, z, s.angle_ref, arrays, h_prev, self._c,
+            self.Dtan, self.dV, self._anchor, self.counters, self._colour, self._prow,
+            self._pcol, self._mflat, self._mstart, self._build_cost, float(s.t), float(t0),
+            int(k0), int(k1), float(dt))
+        if k > k0:
+            s.set(State(float(t0 + k * dt), x, q, v, w, s.angle_ref, z))
+        mem = Memory(*arrays, h_prev=float(h_prev[0]))
+        if status == NOT_CONVERGED:
+            raise SimulationError(
+                f"Newton's iterations of the implicit step did not converge, even with the "
+                f"step cut to {a:.3g} s (correction {b:.3g} after {int(c) // 1000} "
+                f"iterations and {int(c) % 1000} Newton matrices); the motion is too "
+                "violent for this dt, or the model is unstable")
+        if status:
+            raise_status(self.model, status, a, b, int(c) if status == 3 else -1)
+        return mem
+
+    def rebuild_at(self, anchor: dict[str, Array], angle_ref: Array) -> None:
+        """Build the Newton matrix where a checkpointed run had it."""
+        t, h = (float(v) for v in anchor["th"])
+        none = np.zeros(0)  # empty arrays are not stored
+        x, q, v, w = (np.ascontiguousarray(anchor[k], dtype=float).reshape(-1, n)
+                      for k, n in (("x", 3), ("q", 4), ("v", 3), ("w", 3)))
+        z = np.ascontiguousarray(anchor.get("z", none), dtype=float).reshape(-1)
+        udot = np.ascontiguousarray(anchor["udot"], dtype=float).reshape(-1, 6)
+        lam = np.ascontiguousarray(anchor.get("lam", none), dtype=float).reshape(-1)
+        mod, data = self.step_fn.module, self.step_fn.data
+        r, _, vals, _, _, _ = mod.ga_residual(data, t, x, q, v, w, z, angle_ref, angle_ref,
+                                              False, udot, lam)
+        mod.ga_build(data, t, x, q, v, w, z, angle_ref, udot, lam, self.coeff.gamma_prime(h),
+                     r, vals, self.Dtan, self.dV, self._mflat, self._mstart)
+        self.counters[0] += 1
+        for dst, src in zip(self._anchor, (x, q, v, w, z, udot, lam, np.array([t, h])),
+                            strict=True):
+            dst[...] = src.reshape(dst.shape)
+
+
 def _take(model: Model, s: State, samples: int, step: int, t0: float, mem: Memory,
-          stepper: Stepper) -> Checkpoint:
+          stepper: Stepper | CompiledStepper) -> Checkpoint:
     extra = {k: v.copy() for k, v in mem.arrays().items()}
     extra.update({f"anchor:{k}": v.copy() for k, v in stepper.anchor.items()})
     return take(model, s, samples, step=step, t0=t0, extra=extra)
 
 
-__all__ = ["RHO_INF", "Coefficients", "Coupling", "Memory", "Newton", "Stepper",
+__all__ = ["RHO_INF", "Coefficients", "CompiledStepper", "Coupling", "Memory", "Newton",
+           "Stepper",
            "generalized_alpha", "residual"]

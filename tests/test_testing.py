@@ -242,7 +242,7 @@ class MeanDrag(Drag):
 class MutatingDrag(Drag):
     def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext
                  ) -> tuple[np.ndarray, np.ndarray]:
-        frames[0].v *= 0.5
+        frames[0].v[...] *= 0.5  # in place (NodeFrames is a NamedTuple)
         return super().evaluate(frames, ctx)
 
 

@@ -34,6 +34,7 @@ import numpy as np
 from .. import __version__
 from ..errors import SimulationError
 from . import kernels as K
+from . import newton as implicit
 from .model import Model, State
 
 Array = np.ndarray
@@ -41,6 +42,8 @@ Array = np.ndarray
 #: Above this many constraint rows the model keeps the Python path and its sparse
 #: factorisation (a chain of hundreds of rods).
 DENSE_LIMIT = 120
+#: Status of a generalized-alpha step Newton could not solve (halved, then an error).
+NOT_CONVERGED = 6
 #: As :data:`frylinks.engine.evaluate.DIVERGED`.
 DIVERGED = 1e-2
 #: As :data:`frylinks.integrators.MAX_DISTANCE`, :data:`~frylinks.integrators.MAX_SPEED`.
@@ -177,10 +180,10 @@ def _signals_text(model: Model, src: _Source) -> str:
     return "\n".join(lines)
 
 
-def _links_text(model: Model, src: _Source, positions: bool) -> str:
+def _links_text(model: Model, src: _Source, positions: bool, springs: bool) -> str:
     """Every link block's rows into ``values, velocity, acceleration``; with
-    ``positions`` its residual (and, when ``angles``, the unwrapped angles), else its
-    spring-damper into ``f``."""
+    ``positions`` its residual (and, when ``angles``, the unwrapped angles into
+    ``angle_out``); with ``springs`` its spring-damper into ``f``."""
     out: list[str] = []
     for k, blk in enumerate(model.link_blocks):
         kk = blk.kind.kernels
@@ -198,7 +201,7 @@ def _links_text(model: Model, src: _Source, positions: bool) -> str:
                       f"    new{k} = np.zeros({n})",
                       f"    if {U}(L{k}[14], rel{k}, ar{k}, new{k}):",
                       f"        for i in range({n}):",
-                      f"            angle_ref[L{k}[8][i]] = new{k}[i]"]
+                      f"            angle_out[L{k}[8][i]] = new{k}[i]"]
         lines += [f"rows{k} = np.zeros(({n}, {nc}, 6))",
                   f"vel{k} = np.zeros(({n}, {nc}))",
                   f"acc{k} = np.zeros(({n}, {nc}))",
@@ -209,7 +212,7 @@ def _links_text(model: Model, src: _Source, positions: bool) -> str:
             lines += [f"res{k} = np.zeros(({n}, {nc}))",
                       f"{R}(L{k}[14], rel{k}, t, s0, ar{k}, res{k})",
                       f"K.put_rows(residual, L{k}[9], res{k})"]
-        elif blk.has_spring:
+        if springs and blk.has_spring:
             lines += [f"gpos{k} = np.zeros(({n}, {nf}))",
                       f"gvel{k} = np.zeros(({n}, {nf}))",
                       f"{Q}(L{k}[14], rel{k}, t, s0, ar{k}, gpos{k}, gvel{k})",
@@ -255,10 +258,14 @@ def generate(model: Model) -> tuple[str, set[str]]:
     at every call, and compile far longer)."""
     src = _Source()
     sig = _signals_text(model, src)
-    evaluation = EVALUATE.format(signals=sig, links=_links_text(model, src, False),
-                                 forces=_forces_text(model, src))
-    projection = PROJECT.format(signals=sig, links=_indent(_links_text(model, src, True), 4),
+    forces = _forces_text(model, src)
+    evaluation = EVALUATE.format(signals=sig, links=_links_text(model, src, False, True),
+                                 forces=forces)
+    projection = PROJECT.format(signals=sig,
+                                links=_indent(_links_text(model, src, True, False), 4),
                                 diverged=repr(DIVERGED))
+    residual = RESIDUAL.format(signals=sig, links=_links_text(model, src, True, True),
+                               forces=forces)
     imports = "\n".join(f"from {m} import {n} as {a}" for (m, n), a in
                         sorted(src.imports.items()))
     body = TEMPLATE.format(
@@ -268,8 +275,16 @@ def generate(model: Model) -> tuple[str, set[str]]:
         project=_indent(projection, 4),
         project_step=_indent(projection, 8),
         max_distance=repr(MAX_DISTANCE), max_speed=repr(MAX_SPEED),
-    )
-    return body, src.modules | {K.__name__, "frylinks.kinematics", "frylinks.jit"}
+    ) + GALPHA.format(
+        residual=_indent(residual, 4), fd_step=repr(implicit.FD_STEP),
+        max_iterations=implicit.MAX_ITERATIONS, newton_tol=repr(implicit.NEWTON_TOL),
+        state_tol=repr(implicit.STATE_TOL), jump=repr(implicit.JUMP),
+        max_builds=implicit.MAX_BUILDS, refresh_after=repr(implicit.REFRESH_AFTER),
+        max_halvings=implicit.MAX_HALVINGS, stack=2 * implicit.MAX_HALVINGS + 2,
+        not_converged=NOT_CONVERGED, max_distance=repr(MAX_DISTANCE),
+        max_speed=repr(MAX_SPEED))
+    return body, src.modules | {K.__name__, "frylinks.engine.newton", "frylinks.kinematics",
+                                "frylinks.jit"}
 
 
 #: The evaluation at ``t, x, q, v, w, z, angle_ref, static``: ``udot, lam, zdot, ok``.
@@ -288,9 +303,24 @@ Minv = K.mass_inverse(D[0], bs, nb)
 G = K.dense_G(D[0], values, nb)
 udot, lam, ok = K.accelerations(G, Minv, f[:nb], acceleration)"""
 
+#: The generalized-alpha residual at ``t, x, q, v, w, z, udot, lam``.
+RESIDUAL = """{signals}
+nr = D[0][6]
+values = np.zeros(12 * nr)
+velocity = np.zeros(nr)
+acceleration = np.zeros(nr)
+residual = np.zeros(nr)
+f = K.body_loads(D[0], bs, nb)
+{links}
+zdot = np.zeros(len(z))
+{forces}
+M = N.mass_blocks(D[0], bs.R, nb)
+r = N.residual_r(M, udot, f[:nb], values, lam, D[0][9], D[0][10])"""
+
 #: The projection of ``x, q, v, w`` at ``t`` on the constraints after a step (in
 #: place): ``status, worst, row``.
 PROJECT = """nb = len(x)
+angle_out = angle_ref
 K.normalise(q)
 nr = D[0][6]
 scale = D[0][7]
@@ -338,6 +368,7 @@ from frylinks.jit import kernel
 from frylinks.kinematics import (body_states_kernel, frames_kernel, jacobian_rows,
                                  relative_kernel)
 from frylinks.engine import kernels as K
+from frylinks.engine import newton as N
 {imports}
 
 
@@ -393,6 +424,186 @@ def advance_rk4(D, y, angle_ref, t, t0, k0, k1, dt, nb):
             return status, k - 1, worst, 0.0, row
         y[:] = new
     return K.OK, k1, 0.0, 0.0, -1
+'''
+
+
+#: The generalized-alpha step for small (dense) models, as frylinks.implicit.Stepper.
+#: Only control flow and calls to compiled-once kernels (frylinks.engine.newton) here:
+#: every line of array arithmetic would be compiled again for every kind of model.
+GALPHA = '''
+
+@kernel
+def ga_residual(D, t, x, q, v, w, z, angle_ref, angle_out, angles, udot, lam):
+    """r = M u' - f - G^T lam (nb, 6), Phi, G's values, velocity targets, mass blocks
+    and state rates at (t, x, q, v, w, z); with ``angles`` the unwrapped angles of
+    single-rotation links are written to ``angle_out``."""
+    nb = len(x)
+    bs = body_states_kernel(x, q, v, w)
+    static = False
+{residual}
+    return r, residual, values, velocity, M, zdot
+
+
+@kernel
+def ga_build(D, t, x, q, v, w, z, angle_ref, udot, lam, gp, r, vals, Dtan, dV, mflat,
+             mstart):
+    """The kept tangent at an iterate (what advance_ga builds), for a resumed run."""
+    nb = len(x)
+    scale = D[0][7]
+    for c in range(len(mstart) - 1):
+        bodies = mflat[mstart[c]:mstart[c + 1]]
+        for d in range(6):
+            eps = {fd_step} * scale if d < 3 else {fd_step}
+            mx, mq, mv, mw = N.moved(x, q, v, w, bodies, d, eps, gp * eps)
+            r1, phi1, vals1, vel1, M1, zd1 = ga_residual(D, t, mx, mq, mv, mw, z, angle_ref,
+                                                         angle_ref, False, udot, lam)
+            N.gradient_column(Dtan, dV, 6 * c + d, r1, r, vals1, vals, eps)
+    if D[0][6]:
+        N.add_reactions(Dtan, dV, lam, D[0][9], D[0][10], nb)
+
+
+@kernel
+def advance_ga(D, x, q, v, w, z, angle_ref, mem, h_prev, coeff, Dtan, dV, anchor, counters,
+               colour, prow, pcol, mflat, mstart, build_cost, t, t0, k0, k1, dt):
+    """Steps k0 + 1 .. k1 (step k ends at t0 + k dt) as frylinks.implicit.Stepper.step:
+    a step Newton cannot solve is taken as two halves, down to 1/64. State and memory
+    (udot, a, lam, zdot, udot_prev, zdot_prev; h_prev[0]) are updated in place at each
+    accepted step. Returns (status, last step accepted, value, value, value)."""
+    am, af, gamma, beta = coeff[0], coeff[1], coeff[2], coeff[3]
+    nb = len(x)
+    nr = D[0][6]
+    scale = D[0][7]
+    vrows, vcols = D[0][9], D[0][10]
+    n = 6 * nb + nr
+    sh = np.empty({stack})
+    st = np.empty({stack})
+    sd = np.zeros({stack}, dtype=np.int64)
+    for k in range(k0 + 1, k1 + 1):
+        t1 = t0 + k * dt
+        sh[0] = dt
+        st[0] = t1
+        sd[0] = 0
+        top = 1
+        cx, cq, cv, cw, cz = N.copies(x, q, v, w, z)
+        mu, ma, ml, mz, mup, mzp = N.copy_memory(mem)
+        hp = h_prev[0]
+        tc = t
+        while top > 0:
+            top -= 1
+            h, tt, depth = sh[top], st[top], sd[top]
+            # ---- one step of length h from (tc, cx, ...) to tt: Stepper._step
+            bp = (1.0 - am) / (h * h * beta * (1.0 - af))
+            gp = gamma / (h * beta)
+            base_a, shift, u_base, udot, lam, z1 = N.predict(cv, cw, cz, mu, ma, ml, mz, mup,
+                                                             mzp, hp, h, coeff)
+            x1, q1, v1, w1, a1 = N.kinematics(cx, cq, base_a, shift, u_base, udot, h, beta,
+                                              gamma, am, af)
+            rebuild = counters[0] == 0
+            refresh = True
+            refreshed = False
+            builds = 0
+            previous = np.inf
+            last = np.inf
+            angles = angle_ref.copy()
+            LU = np.zeros((n, n))
+            piv = np.zeros(n, dtype=np.int64)
+            sc = np.ones(n)
+            rsc = np.ones(n)
+            err = 0.0
+            rz = mz
+            status = {not_converged}
+            total = 0
+            while total < {max_iterations}:
+                total += 1
+                r, phi, vals, vel, M, rz = ga_residual(D, tt, x1, q1, v1, w1, z1, angle_ref,
+                                                       angles, True, udot, lam)
+                if not N.finite(r, phi):
+                    err = np.inf
+                    break
+                built_here = rebuild
+                if rebuild:
+                    # the tangent by finite differences per colour and direction
+                    for c in range(len(mstart) - 1):
+                        bodies = mflat[mstart[c]:mstart[c + 1]]
+                        for d in range(6):
+                            eps = {fd_step} * scale if d < 3 else {fd_step}
+                            mx, mq, mv, mw = N.moved(x1, q1, v1, w1, bodies, d, eps, gp * eps)
+                            r1, phi1, vals1, vel1, M1, zd1 = ga_residual(
+                                D, tt, mx, mq, mv, mw, z1, angle_ref, angle_ref, False, udot,
+                                lam)
+                            N.gradient_column(Dtan, dV, 6 * c + d, r1, r, vals1, vals, eps)
+                    if nr:
+                        N.add_reactions(Dtan, dV, lam, vrows, vcols, nb)
+                    counters[0] += 1
+                    N.keep_anchor(anchor, x1, q1, v1, w1, z1, udot, lam, tt, h)
+                    rebuild = False
+                    refresh = True
+                    refreshed = False
+                    previous = np.inf
+                    builds += 1
+                if refresh:
+                    LU, piv, sc, rsc, ok = N.factor(Dtan, dV, lam, bp, M, vals, vrows, vcols,
+                                                    colour, prow, pcol, nr)
+                    counters[1] += 1
+                    if not ok:
+                        status = K.SINGULAR
+                        break
+                    refresh = False
+                    previous = np.inf
+                delta, dlam = N.solve(LU, piv, sc, rsc, r, phi, nb)
+                b_udot, b_lam, b_x, b_q, b_v, b_w, b_z, b_a = udot, lam, x1, q1, v1, w1, z1, a1
+                udot, lam, z1, err = N.update(udot, lam, delta, dlam, bp, cz, mz, rz, h, z1,
+                                              scale)
+                x1, q1, v1, w1, a1 = N.kinematics(cx, cq, base_a, shift, u_base, udot, h,
+                                                  beta, gamma, am, af)
+                if err <= {newton_tol}:
+                    counters[2] += total
+                    counters[3] += 1
+                    N.velocity_correction(LU, piv, sc, rsc, vals, vrows, vcols, vel, v1, w1)
+                    angle_ref[:] = angles
+                    status = K.OK
+                    break
+                if not err <= min(previous, {jump} * last):
+                    if built_here or builds >= {max_builds}:
+                        break
+                    udot, lam, x1, q1, v1, w1, z1, a1 = (b_udot, b_lam, b_x, b_q, b_v, b_w,
+                                                         b_z, b_a)
+                    rebuild = True
+                    continue
+                rate = err / previous
+                last = err
+                needed = N.needed_iterations(err, rate)
+                if needed > min(build_cost, {max_iterations} - total) and refreshed:
+                    if builds >= {max_builds}:
+                        break
+                    rebuild = True
+                elif needed > {refresh_after}:
+                    refresh = True
+                    refreshed = True
+                previous = err
+            # ---- the step's outcome
+            if status == {not_converged}:
+                if depth >= {max_halvings}:
+                    return status, k - 1, h, err, total * 1000 + builds
+                counters[4] += 1
+                sh[top], st[top], sd[top] = 0.5 * h, tt, depth + 1
+                sh[top + 1], st[top + 1], sd[top + 1] = 0.5 * h, tc + 0.5 * h, depth + 1
+                top += 2
+                continue
+            if status != K.OK:
+                return status, k - 1, 0.0, 0.0, 0
+            cx, cq, cv, cw, cz = x1, q1, v1, w1, z1
+            mup, mzp = mu, mz
+            mu, ma, ml, mz = udot, a1, lam, rz
+            hp = h
+            tc = tt
+        status, a, b = N.state_status(cx, cv, cw, {max_distance}, {max_speed})
+        if status != K.OK:
+            return status, k - 1, a, b, 0
+        N.accepted(x, q, v, w, z, mem, h_prev, cx, cq, cv, cw, cz, mu, ma, ml, mz, mup, mzp,
+                   hp)
+        t = t1
+    return K.OK, k1, 0.0, 0.0, 0
 '''
 
 
