@@ -126,6 +126,16 @@ def _parser() -> argparse.ArgumentParser:
                                          "with the plugin and distribution it comes from.")
     plugins.set_defaults(func=_plugins)
 
+    cache = sub.add_parser(
+        "cache", help="show (or clear) the compiled code kept between runs",
+        description="Show where frylinks keeps compiled code between runs: the steps "
+                    "generated for each kind of model (the cache folder; set "
+                    "FRYLINKS_CACHE_DIR to move it) and numba's machine code of the types' "
+                    "kernels (beside their modules). Clearing is always safe: what is "
+                    "missing is compiled again by the next run.")
+    cache.add_argument("--clear", action="store_true", help="delete all of it")
+    cache.set_defaults(func=_cache)
+
     schema = sub.add_parser("schema", help="print the JSON Schema of a case file",
                             description="Print the JSON Schema (draft 2020-12) of a case "
                                         "file, with every installed link, force and signal "
@@ -282,6 +292,24 @@ def _plugins(args: argparse.Namespace) -> int:
     for row in [header, *rows]:
         cells = [cell.ljust(w) for cell, w in zip(row, widths, strict=False)]
         print("  ".join([*cells, row[-1]]).rstrip())
+    return 0
+
+
+def _cache(args: argparse.Namespace) -> int:
+    from .engine.compose import cache_dir, cache_files
+
+    steps, kernels = cache_files()
+    size = (lambda files: sum(f.stat().st_size for f in files) / 1e6)  # noqa: E731
+    if args.clear:
+        for f in steps + kernels:
+            f.unlink(missing_ok=True)
+        print(f"cleared {len(steps)} files of generated steps from {cache_dir()} and "
+              f"{len(kernels)} files of kernels' machine code")
+        return 0
+    print(f"generated steps: {cache_dir()} ({len(steps)} files, {size(steps):.1f} MB)")
+    print(f"kernels' machine code: {len(kernels)} files, {size(kernels):.1f} MB, in the "
+          "__pycache__ folders of frylinks and its plugins")
+    print("clear both with: frylinks cache --clear")
     return 0
 
 

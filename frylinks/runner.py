@@ -17,6 +17,7 @@ import xarray as xr
 from . import __version__
 from .checkpoint import Checkpoint
 from .engine import Model, State, assemble, project
+from .engine.compose import compiled_step
 from .errors import FrylinksError, ModelError, SimulationError
 from .implicit import generalized_alpha
 from .integrators import ADAPTIVE, INTEGRATORS, dop853, nb_steps, rk4
@@ -53,6 +54,7 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         raise FrylinksError(f"output.every: expected a whole number >= 1, got {every!r}")
     sample_times(t_end, dt, integrator, every)  # a whole number of steps
     model = assemble(system)
+    _say_path(model, integrator)
     rho_inf = as_float(rho_inf, "solver.rho_inf", "")
     if not 0.0 <= rho_inf <= 1.0:
         raise FrylinksError(f"solver.rho_inf: expected a spectral radius in [0, 1], got "
@@ -177,6 +179,22 @@ def sample_times(t_end: float, dt: float, integrator: str = "rk4", every: int = 
     return interval * np.arange(n + 1)
 
 
+class PythonPathWarning(UserWarning):
+    """A model runs on the engine's Python path: a type it uses has no compiled kernels."""
+
+
+def _say_path(model: Model, integrator: str) -> None:
+    """Say once, at the start of a run, why a model does not run compiled (a type without
+    kernels, a Python callable); large sparse models take the Python path by design."""
+    if integrator in ADAPTIVE:
+        return  # scipy drives dop853 from Python in any case
+    compiled_step(model)
+    why = getattr(model, "python_reason", None)
+    if why and not why.startswith(("FRYLINKS_PYTHON", f"{model.nb_rows} constraint rows")):
+        warnings.warn(f"this model runs on the Python path, several times slower than the "
+                      f"compiled step: {why}", PythonPathWarning, stacklevel=3)
+
+
 def _assemble_initial(model: Model, s: State, warn: bool) -> None:
     """Bring the initial state onto the links; warn if a body had to move."""
     given = s.x.copy()
@@ -278,4 +296,4 @@ def _progress(enabled: bool, total: float, start: float = 0.0) -> Any:
                            "{rate_fmt}]")
 
 
-__all__ = ["Model", "run_attributes", "run_system", "sample_times"]
+__all__ = ["Model", "PythonPathWarning", "run_attributes", "run_system", "sample_times"]

@@ -33,8 +33,9 @@ import numpy as np
 
 from .. import __version__
 from ..errors import SimulationError
+from ..links import DOFS
 from . import kernels as K
-from . import newton as implicit
+from . import newton
 from .model import Model, State
 
 Array = np.ndarray
@@ -60,6 +61,24 @@ def cache_dir() -> Path:
     return Path(base) / "frylinks"
 
 
+def cache_files() -> tuple[list[Path], list[Path]]:
+    """The files of generated steps (sources and machine code) in :func:`cache_dir`, and
+    numba's cache files of the kernels of frylinks and of every registered plugin."""
+    folder = cache_dir() / "steps"
+    steps = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+    roots = {Path(__file__).resolve().parent.parent}
+    from ..registry import Registry
+
+    for info in Registry().all():
+        module = sys.modules.get(info.cls.__module__)
+        path = getattr(module, "__file__", None)
+        if path:
+            roots.add(Path(path).resolve().parent)
+    kernels = sorted({p for root in roots for pattern in ("*.nbi", "*.nbc")
+                      for p in root.rglob(pattern)})
+    return steps, kernels
+
+
 # ------------------------------------------------------------------ the model's data
 
 def core_data(model: Model) -> tuple[Any, ...]:
@@ -81,7 +100,8 @@ def core_data(model: Model) -> tuple[Any, ...]:
     return (np.asarray(model.mass, dtype=float), np.ascontiguousarray(model.inertia),
             np.ascontiguousarray(model.inertia_inv), np.asarray(model.gravity, dtype=float),
             np.ascontiguousarray(added), model.added_mass is not None, int(model.nb_rows),
-            float(model.length_scale), int(model.signals.nb_slots), cat(rows), cat(cols))
+            float(model.length_scale), int(model.signals.nb_slots), cat(rows), cat(cols),
+            np.asarray(model.row_link, dtype=np.int64))
 
 
 def _nodes(ns: Any) -> tuple[Array, ...]:
@@ -98,11 +118,12 @@ def model_data(model: Model) -> tuple[Any, ...]:
          np.ascontiguousarray(blk.B, dtype=float).reshape(len(blk.names), blk.kind.nb_free,
                                                           blk.kind.nb_free),
          np.ascontiguousarray(blk.r0, dtype=float).reshape(len(blk.names), blk.kind.nb_free),
-         blk.kind._data())
+         blk.kind._data(),
+         np.array([DOFS.index(d) for d in blk.kind.free_dofs], dtype=np.int64))
         for blk in model.link_blocks)
     forces = tuple(
         (tuple(_nodes(att) for att in blk.attachments), int(blk.states.start),
-         int(blk.states.stop), blk.kind._data())
+         int(blk.states.stop), blk.kind._data(), blk.index.astype(np.int64))
         for blk in model.force_blocks)
     signals = tuple((slots.astype(np.int64), kind._data())
                     for kind, slots in model.signals._blocks)
@@ -175,52 +196,56 @@ def _signals_text(model: Model, src: _Source) -> str:
         for o in range(3):
             lines += [f"tmp = np.zeros(len(S{j}[0]))",
                       f"{fn}(S{j}[1], t, {o}, tmp)",
-                      "for i in range(len(tmp)):",
-                      f"    s{o}[S{j}[0][i]] = tmp[i]"]
+                      f"K.put(s{o}, S{j}[0], tmp)"]
     return "\n".join(lines)
 
 
-def _links_text(model: Model, src: _Source, positions: bool, springs: bool) -> str:
-    """Every link block's rows into ``values, velocity, acceleration``; with
-    ``positions`` its residual (and, when ``angles``, the unwrapped angles into
-    ``angle_out``); with ``springs`` its spring-damper into ``f``."""
+def _links_text(model: Model, src: _Source) -> str:
+    """Every link block: its rows into ``values, velocity, acceleration, row_tau``; with
+    ``positions`` its residual (and, with ``angles``, the unwrapped angles into
+    ``angle_out``); with ``springs`` its spring-damper into ``f``; with ``report`` its
+    outputs."""
     out: list[str] = []
     for k, blk in enumerate(model.link_blocks):
         kk = blk.kind.kernels
         assert kk is not None
-        C, R, Q, E, U = (src.alias(kk.constraints), src.alias(kk.residual),
-                         src.alias(kk.coordinates), src.alias(kk.free_basis),
-                         src.alias(kk.unwrap_angle))
+        C, R, Q, E, U, X = (src.alias(kk.constraints), src.alias(kk.residual),
+                            src.alias(kk.coordinates), src.alias(kk.free_basis),
+                            src.alias(kk.unwrap_angle), src.alias(kk.displacement))
         n, nc, nf = len(blk.names), blk.kind.nb_constraints, blk.kind.nb_free
-        lines = [f"L{k} = D[1][{k}]",
-                 f"rel{k} = relative_kernel(bs, L{k}[0], L{k}[1], L{k}[2], L{k}[3], L{k}[4], "
-                 f"L{k}[5], L{k}[6], L{k}[7], {not positions})",
-                 f"ar{k} = K.take(angle_ref, L{k}[8])"]
-        if positions:
-            lines += ["if angles:",
-                      f"    new{k} = np.zeros({n})",
-                      f"    if {U}(L{k}[14], rel{k}, ar{k}, new{k}):",
-                      f"        for i in range({n}):",
-                      f"            angle_out[L{k}[8][i]] = new{k}[i]"]
-        lines += [f"rows{k} = np.zeros(({n}, {nc}, 6))",
-                  f"vel{k} = np.zeros(({n}, {nc}))",
-                  f"acc{k} = np.zeros(({n}, {nc}))",
-                  f"{C}(L{k}[14], rel{k}, t, s0, s1, s2, ar{k}, rows{k}, vel{k}, acc{k})",
-                  f"K.add_rows(values, velocity, acceleration, rows{k}, vel{k}, acc{k}, rel{k}, "
-                  f"L{k}[9], jacobian_rows(rel{k}, rows{k}))"]
-        if positions:
-            lines += [f"res{k} = np.zeros(({n}, {nc}))",
-                      f"{R}(L{k}[14], rel{k}, t, s0, ar{k}, res{k})",
-                      f"K.put_rows(residual, L{k}[9], res{k})"]
-        if springs and blk.has_spring:
-            lines += [f"gpos{k} = np.zeros(({n}, {nf}))",
-                      f"gvel{k} = np.zeros(({n}, {nf}))",
-                      f"{Q}(L{k}[14], rel{k}, t, s0, ar{k}, gpos{k}, gvel{k})",
-                      f"E{k} = np.zeros(({n}, 6, {nf}))",
-                      f"{E}(L{k}[14], rel{k}, E{k})",
-                      f"K.link_spring(f, rel{k}, L{k}[11], L{k}[12], L{k}[13], gpos{k}, "
-                      f"gvel{k}, E{k}, L{k}[0], L{k}[4])"]
-        out += lines
+        out += [f"L{k} = D[1][{k}]",
+                f"rel{k} = relative_kernel(bs, L{k}[0], L{k}[1], L{k}[2], L{k}[3], L{k}[4], "
+                f"L{k}[5], L{k}[6], L{k}[7], not positions)",
+                f"ar{k} = K.take(angle_ref, L{k}[8])",
+                "if positions and angles:",
+                f"    new{k} = np.zeros({n})",
+                f"    if {U}(L{k}[14], rel{k}, ar{k}, new{k}):",
+                f"        K.put(angle_out, L{k}[8], new{k})",
+                f"rows{k} = np.zeros(({n}, {nc}, 6))",
+                f"vel{k} = np.zeros(({n}, {nc}))",
+                f"acc{k} = np.zeros(({n}, {nc}))",
+                f"{C}(L{k}[14], rel{k}, t, s0, s1, s2, ar{k}, rows{k}, vel{k}, acc{k})",
+                f"K.add_rows(values, velocity, acceleration, row_tau, rows{k}, vel{k}, acc{k}, "
+                f"rel{k}, L{k}[9], jacobian_rows(rel{k}, rows{k}))",
+                "if positions:",
+                f"    res{k} = np.zeros(({n}, {nc}))",
+                f"    {R}(L{k}[14], rel{k}, t, s0, ar{k}, res{k})",
+                f"    K.put_rows(residual, L{k}[9], res{k})",
+                "if report:",
+                f"    disp{k} = np.zeros(({n}, 6))",
+                f"    {X}(L{k}[14], rel{k}, t, s0, ar{k}, disp{k})",
+                f"    K.report_link(out_links, L{k}[8], disp{k}, rel{k}.tau)"]
+        if blk.has_spring:
+            out += ["if springs:",
+                    f"    gpos{k} = np.zeros(({n}, {nf}))",
+                    f"    gvel{k} = np.zeros(({n}, {nf}))",
+                    f"    {Q}(L{k}[14], rel{k}, t, s0, ar{k}, gpos{k}, gvel{k})",
+                    f"    E{k} = np.zeros(({n}, 6, {nf}))",
+                    f"    {E}(L{k}[14], rel{k}, E{k})",
+                    f"    Q{k} = K.link_spring(f, rel{k}, L{k}[11], L{k}[12], L{k}[13], gpos{k}, "
+                    f"gvel{k}, E{k}, L{k}[0], L{k}[4])",
+                    "    if report:",
+                    f"        K.report_spring(out_links, L{k}[8], L{k}[15], Q{k}, gvel{k})"]
     return "\n".join(out) or "pass"
 
 
@@ -243,6 +268,8 @@ def _forces_text(model: Model, src: _Source) -> str:
                 f"torque{j})"]
         out += [f"K.add_wrenches(f, F{j}[0][{a}][0], fr{j}[{a}].r, force{j}, torque{j}, {a})"
                 for a in range(natt)]
+        out += ["if report:",
+                f"    K.report_force(out_forces, F{j}[4], force{j}, torque{j})"]
         if fblk.kind.nb_states:
             sd = src.alias(fk.state_derivative)
             out.append(f"{sd}(F{j}[3], fr{j}, t, s0, z[F{j}[1]:F{j}[2]], "
@@ -253,115 +280,31 @@ def _forces_text(model: Model, src: _Source) -> str:
 def generate(model: Model) -> tuple[str, set[str]]:
     """Source of the model's step module, and the modules whose kernels it calls.
 
-    Each function of the module holds the whole evaluation as straight-line code: no
-    call passes the model's data tuple ``D`` (numba would hand over every array of it
-    at every call, and compile far longer)."""
+    The model's blocks appear once, in ``terms``; every other function is control
+    flow and calls to kernels compiled once for all models (:mod:`.kernels`,
+    :mod:`.newton`): each line of array arithmetic here would be compiled again for
+    every kind of model."""
     src = _Source()
-    sig = _signals_text(model, src)
-    forces = _forces_text(model, src)
-    evaluation = EVALUATE.format(signals=sig, links=_links_text(model, src, False, True),
-                                 forces=forces)
-    projection = PROJECT.format(signals=sig,
-                                links=_indent(_links_text(model, src, True, False), 4),
-                                diverged=repr(DIVERGED))
-    residual = RESIDUAL.format(signals=sig, links=_links_text(model, src, True, True),
-                               forces=forces)
+    body = TEMPLATE.format(
+        signals=_indent(_signals_text(model, src), 4),
+        links=_indent(_links_text(model, src), 4),
+        forces=_indent(_forces_text(model, src), 8),
+        imports="",
+        diverged=repr(DIVERGED), max_distance=repr(MAX_DISTANCE), max_speed=repr(MAX_SPEED),
+        fd_step=repr(newton.FD_STEP), max_iterations=newton.MAX_ITERATIONS,
+        newton_tol=repr(newton.NEWTON_TOL), jump=repr(newton.JUMP),
+        max_builds=newton.MAX_BUILDS, refresh_after=repr(newton.REFRESH_AFTER),
+        max_halvings=newton.MAX_HALVINGS, stack=2 * newton.MAX_HALVINGS + 2,
+        not_converged=NOT_CONVERGED)
     imports = "\n".join(f"from {m} import {n} as {a}" for (m, n), a in
                         sorted(src.imports.items()))
-    body = TEMPLATE.format(
-        imports=imports,
-        evaluate=_indent(evaluation, 4),
-        evaluate_stage=_indent(evaluation, 12),
-        project=_indent(projection, 4),
-        project_step=_indent(projection, 8),
-        max_distance=repr(MAX_DISTANCE), max_speed=repr(MAX_SPEED),
-    ) + GALPHA.format(
-        residual=_indent(residual, 4), fd_step=repr(implicit.FD_STEP),
-        max_iterations=implicit.MAX_ITERATIONS, newton_tol=repr(implicit.NEWTON_TOL),
-        state_tol=repr(implicit.STATE_TOL), jump=repr(implicit.JUMP),
-        max_builds=implicit.MAX_BUILDS, refresh_after=repr(implicit.REFRESH_AFTER),
-        max_halvings=implicit.MAX_HALVINGS, stack=2 * implicit.MAX_HALVINGS + 2,
-        not_converged=NOT_CONVERGED, max_distance=repr(MAX_DISTANCE),
-        max_speed=repr(MAX_SPEED))
-    return body, src.modules | {K.__name__, "frylinks.engine.newton", "frylinks.kinematics",
+    body = body.replace("# {imports}", imports)
+    return body, src.modules | {K.__name__, newton.__name__, "frylinks.kinematics",
                                 "frylinks.jit"}
 
 
-#: The evaluation at ``t, x, q, v, w, z, angle_ref, static``: ``udot, lam, zdot, ok``.
-EVALUATE = """nb = len(x)
-bs = body_states_kernel(x, q, v, w)
-{signals}
-nr = D[0][6]
-values = np.zeros(12 * nr)
-velocity = np.zeros(nr)
-acceleration = np.zeros(nr)
-f = K.body_loads(D[0], bs, nb)
-{links}
-zdot = np.zeros(len(z))
-{forces}
-Minv = K.mass_inverse(D[0], bs, nb)
-G = K.dense_G(D[0], values, nb)
-udot, lam, ok = K.accelerations(G, Minv, f[:nb], acceleration)"""
-
-#: The generalized-alpha residual at ``t, x, q, v, w, z, udot, lam``.
-RESIDUAL = """{signals}
-nr = D[0][6]
-values = np.zeros(12 * nr)
-velocity = np.zeros(nr)
-acceleration = np.zeros(nr)
-residual = np.zeros(nr)
-f = K.body_loads(D[0], bs, nb)
-{links}
-zdot = np.zeros(len(z))
-{forces}
-M = N.mass_blocks(D[0], bs.R, nb)
-r = N.residual_r(M, udot, f[:nb], values, lam, D[0][9], D[0][10])"""
-
-#: The projection of ``x, q, v, w`` at ``t`` on the constraints after a step (in
-#: place): ``status, worst, row``.
-PROJECT = """nb = len(x)
-angle_out = angle_ref
-K.normalise(q)
-nr = D[0][6]
-scale = D[0][7]
-{signals}
-f = np.zeros((nb + 1, 6))
-status = K.OK
-worst = 0.0
-row = -1
-it = 0
-last = False
-while True:
-    bs = body_states_kernel(x, q, v, w)
-    values = np.zeros(12 * nr)
-    velocity = np.zeros(nr)
-    acceleration = np.zeros(nr)
-    residual = np.zeros(nr)
-    angles = it == 0
-{links}
-    if nr == 0:
-        break
-    worst, row = K.worst(residual)
-    if not worst <= {diverged} * scale:
-        status = K.VIOLATED
-        break
-    Minv = K.mass_inverse(D[0], bs, nb)
-    G = K.dense_G(D[0], values, nb)
-    A, Lc, ok = K.factor(G, Minv)
-    if not ok:
-        status = K.SINGULAR
-        break
-    if worst <= 1e-14 * scale or it == 4 or last:
-        K.project_velocities(G, Minv, A, Lc, v, w, velocity)
-        break
-    K.move(x, q, K.correction(G, Minv, A, Lc, residual))
-    it += 1
-    last = worst < 1e-7 * scale"""
-
 TEMPLATE = '''"""A frylinks model's compiled step (generated by frylinks.engine.compose)."""
 # ruff: noqa
-import math
-
 import numpy as np
 
 from frylinks.jit import kernel
@@ -369,21 +312,85 @@ from frylinks.kinematics import (body_states_kernel, frames_kernel, jacobian_row
                                  relative_kernel)
 from frylinks.engine import kernels as K
 from frylinks.engine import newton as N
-{imports}
+# {{imports}}
 
 
 @kernel
-def evaluate(D, t, x, q, v, w, z, angle_ref, static):
-    """Accelerations (nb, 6), multipliers, state rates and whether the solve worked."""
-{evaluate}
+def terms(D, t, x, q, v, w, z, angle_ref, angle_out, angles, positions, springs, loads,
+          static, report, out_links, out_forces):
+    """The model's blocks at (t, x, q, v, w, z): body states, G's values, velocity and
+    acceleration targets, the rows over the relative twists, the position residual
+    (with positions), the applied loads f (nb + 1, 6) with springs and loads, and the
+    force types' state rates; with report, the links' and forces' outputs."""
+    nb = len(x)
+    bs = body_states_kernel(x, q, v, w)
+{signals}
+    nr = D[0][6]
+    values = np.zeros(12 * nr)
+    velocity = np.zeros(nr)
+    acceleration = np.zeros(nr)
+    row_tau = np.zeros((nr, 6))
+    residual = np.zeros(nr)
+    f = K.body_loads(D[0], bs, nb)
+{links}
+    zdot = np.zeros(len(z))
+    if loads:
+{forces}
+    return bs, values, velocity, acceleration, row_tau, residual, f, zdot
+
+
+@kernel
+def evaluate(D, t, x, q, v, w, z, angle_ref, static, report, out_links, out_forces):
+    """Accelerations (nb, 6), multipliers, state rates and whether the solve worked;
+    with report the outputs of links and forces (reactions included)."""
+    nb = len(x)
+    bs, values, velocity, acceleration, row_tau, residual, f, zdot = terms(
+        D, t, x, q, v, w, z, angle_ref, angle_ref, False, False, True, True, static, report,
+        out_links, out_forces)
+    Minv = K.mass_inverse(D[0], bs, nb)
+    G = K.dense_G(D[0], values, nb)
+    udot, lam, ok = K.accelerations(G, Minv, f[:nb], acceleration)
+    if report:
+        K.report_reactions(out_links, D[0][11], row_tau, lam)
     return udot, lam, zdot, ok
 
 
 @kernel
-def project(D, t, x, q, v, w, angle_ref):
+def project(D, t, x, q, v, w, z, angle_ref):
     """Back onto the position and velocity constraints after a step, in place (as
     frylinks.engine.evaluate.project): status, worst residual and its row."""
-{project}
+    nb = len(x)
+    K.normalise(q)
+    nr = D[0][6]
+    scale = D[0][7]
+    status = K.OK
+    worst = 0.0
+    row = -1
+    it = 0
+    last = False
+    empty = np.zeros((0, 0))
+    while True:
+        bs, values, velocity, acceleration, row_tau, residual, f, zdot = terms(
+            D, t, x, q, v, w, z, angle_ref, angle_ref, it == 0, True, False, False, False,
+            False, empty, empty)
+        if nr == 0:
+            break
+        worst, row = K.worst(residual)
+        if not worst <= {diverged} * scale:
+            status = K.VIOLATED
+            break
+        Minv = K.mass_inverse(D[0], bs, nb)
+        G = K.dense_G(D[0], values, nb)
+        A, Lc, ok = K.factor(G, Minv)
+        if not ok:
+            status = K.SINGULAR
+            break
+        if worst <= 1e-14 * scale or it == 4 or last:
+            K.project_velocities(G, Minv, A, Lc, v, w, velocity)
+            break
+        K.move(x, q, K.correction(G, Minv, A, Lc, residual))
+        it += 1
+        last = worst < 1e-7 * scale
     return status, worst, row
 
 
@@ -392,23 +399,15 @@ def advance_rk4(D, y, angle_ref, t, t0, k0, k1, dt, nb):
     """rk4 steps k0 + 1 .. k1 from ``y`` at ``t`` (step k ends at t0 + k dt), each
     projected on the constraints; ``y`` ends as the last accepted state. Returns
     (status, last step accepted, value, value, row)."""
-    r = np.empty((4, len(y)))
-    static = False
+    r = K.stages(len(y))
+    empty = np.zeros((0, 0))
     for k in range(k0 + 1, k1 + 1):
         good = True
-        t_step = t
         for st in range(4):
-            if st == 0:
-                ys = y.copy()
-                t = t_step
-            elif st == 3:
-                ys = K.stage(y, dt, r[2])
-                t = t_step + dt
-            else:
-                ys = K.stage(y, 0.5 * dt, r[st - 1])
-                t = t_step + 0.5 * dt
+            ys, ts = K.rk4_stage(y, t, dt, r, st)
             x, q, v, w, z = K.views(ys, nb)
-{evaluate_stage}
+            udot, lam, zdot, ok = evaluate(D, ts, x, q, v, w, z, angle_ref, False, False,
+                                           empty, empty)
             good = good and ok
             K.rate(r[st], nb, v, q, w, udot, zdot)
         if not good:
@@ -419,35 +418,32 @@ def advance_rk4(D, y, angle_ref, t, t0, k0, k1, dt, nb):
             return status, k - 1, a, b, -1
         t = t0 + k * dt
         x, q, v, w, z = K.views(new, nb)
-{project_step}
+        status, worst, row = project(D, t, x, q, v, w, z, angle_ref)
         if status != K.OK:
             return status, k - 1, worst, 0.0, row
-        y[:] = new
+        K.assign(y, new)
     return K.OK, k1, 0.0, 0.0, -1
-'''
 
-
-#: The generalized-alpha step for small (dense) models, as frylinks.implicit.Stepper.
-#: Only control flow and calls to compiled-once kernels (frylinks.engine.newton) here:
-#: every line of array arithmetic would be compiled again for every kind of model.
-GALPHA = '''
 
 @kernel
 def ga_residual(D, t, x, q, v, w, z, angle_ref, angle_out, angles, udot, lam):
     """r = M u' - f - G^T lam (nb, 6), Phi, G's values, velocity targets, mass blocks
-    and state rates at (t, x, q, v, w, z); with ``angles`` the unwrapped angles of
-    single-rotation links are written to ``angle_out``."""
+    and state rates (frylinks.implicit.residual)."""
     nb = len(x)
-    bs = body_states_kernel(x, q, v, w)
-    static = False
-{residual}
+    empty = np.zeros((0, 0))
+    bs, values, velocity, acceleration, row_tau, residual, f, zdot = terms(
+        D, t, x, q, v, w, z, angle_ref, angle_out, angles, True, True, True, False, False,
+        empty, empty)
+    M = N.mass_blocks(D[0], bs.R, nb)
+    r = N.residual_r(M, udot, f, values, lam, D[0][9], D[0][10])
     return r, residual, values, velocity, M, zdot
 
 
 @kernel
 def ga_build(D, t, x, q, v, w, z, angle_ref, udot, lam, gp, r, vals, Dtan, dV, mflat,
              mstart):
-    """The kept tangent at an iterate (what advance_ga builds), for a resumed run."""
+    """The kept tangent K + gamma' C at an iterate by finite differences of the
+    residual per colour of bodies and direction (frylinks.implicit.Newton.build)."""
     nb = len(x)
     scale = D[0][7]
     for c in range(len(mstart) - 1):
@@ -474,10 +470,7 @@ def advance_ga(D, x, q, v, w, z, angle_ref, mem, h_prev, coeff, Dtan, dV, anchor
     nr = D[0][6]
     scale = D[0][7]
     vrows, vcols = D[0][9], D[0][10]
-    n = 6 * nb + nr
-    sh = np.empty({stack})
-    st = np.empty({stack})
-    sd = np.zeros({stack}, dtype=np.int64)
+    sh, st, sd = N.halving_stack({stack})
     for k in range(k0 + 1, k1 + 1):
         t1 = t0 + k * dt
         sh[0] = dt
@@ -505,10 +498,7 @@ def advance_ga(D, x, q, v, w, z, angle_ref, mem, h_prev, coeff, Dtan, dV, anchor
             previous = np.inf
             last = np.inf
             angles = angle_ref.copy()
-            LU = np.zeros((n, n))
-            piv = np.zeros(n, dtype=np.int64)
-            sc = np.ones(n)
-            rsc = np.ones(n)
+            LU, piv, sc, rsc = N.no_factors(6 * nb + nr)
             err = 0.0
             rz = mz
             status = {not_converged}
@@ -522,24 +512,13 @@ def advance_ga(D, x, q, v, w, z, angle_ref, mem, h_prev, coeff, Dtan, dV, anchor
                     break
                 built_here = rebuild
                 if rebuild:
-                    # the tangent by finite differences per colour and direction
-                    for c in range(len(mstart) - 1):
-                        bodies = mflat[mstart[c]:mstart[c + 1]]
-                        for d in range(6):
-                            eps = {fd_step} * scale if d < 3 else {fd_step}
-                            mx, mq, mv, mw = N.moved(x1, q1, v1, w1, bodies, d, eps, gp * eps)
-                            r1, phi1, vals1, vel1, M1, zd1 = ga_residual(
-                                D, tt, mx, mq, mv, mw, z1, angle_ref, angle_ref, False, udot,
-                                lam)
-                            N.gradient_column(Dtan, dV, 6 * c + d, r1, r, vals1, vals, eps)
-                    if nr:
-                        N.add_reactions(Dtan, dV, lam, vrows, vcols, nb)
+                    ga_build(D, tt, x1, q1, v1, w1, z1, angle_ref, udot, lam, gp, r, vals,
+                             Dtan, dV, mflat, mstart)
                     counters[0] += 1
                     N.keep_anchor(anchor, x1, q1, v1, w1, z1, udot, lam, tt, h)
                     rebuild = False
                     refresh = True
                     refreshed = False
-                    previous = np.inf
                     builds += 1
                 if refresh:
                     LU, piv, sc, rsc, ok = N.factor(Dtan, dV, lam, bp, M, vals, vrows, vcols,
@@ -560,7 +539,7 @@ def advance_ga(D, x, q, v, w, z, angle_ref, mem, h_prev, coeff, Dtan, dV, anchor
                     counters[2] += total
                     counters[3] += 1
                     N.velocity_correction(LU, piv, sc, rsc, vals, vrows, vcols, vel, v1, w1)
-                    angle_ref[:] = angles
+                    K.assign(angle_ref, angles)
                     status = K.OK
                     break
                 if not err <= min(previous, {jump} * last):
@@ -674,19 +653,37 @@ class CompiledStep:
 
     def evaluate(self, s: State, static: bool = False) -> tuple[Array, Array, Array]:
         """Accelerations ``(nb, 6)``, multipliers and state rates at ``s``."""
-        udot, lam, zdot, ok = self.module.evaluate(self.data, float(s.t), s.x, s.q, s.v, s.w,
-                                                   s.z, s.angle_ref, static)
+        empty = np.zeros((0, 0))
+        udot, lam, zdot, ok = self.module.evaluate(
+            self.data, float(s.t), *_arrays(s), s.angle_ref, static, False, empty, empty)
         if not ok:
             raise_status(self.model, K.SINGULAR, 0.0, 0.0, -1)
         return udot, lam, zdot
 
+    def outputs(self, s: State) -> tuple[Array, Array, Array, Array]:
+        """At ``s``: accelerations ``(nb, 6)``, the links' outputs ``(nl, 25)`` and the
+        forces' ``(nf, 6)`` (layout in :mod:`.kernels`), and the multipliers."""
+        out_links = np.zeros((len(self.model.link_names), 25))
+        out_forces = np.zeros((len(self.model.force_names), 6))
+        udot, lam, _, ok = self.module.evaluate(
+            self.data, float(s.t), *_arrays(s), s.angle_ref, False, True, out_links,
+            out_forces)
+        if not ok:
+            raise_status(self.model, K.SINGULAR, 0.0, 0.0, -1)
+        return udot, out_links, out_forces, lam
+
     def project(self, s: State) -> float:
         """:func:`.evaluate.project` of a state after a step (not the initial one)."""
-        status, worst, row = self.module.project(self.data, float(s.t), s.x, s.q, s.v, s.w,
+        status, worst, row = self.module.project(self.data, float(s.t), *_arrays(s),
                                                  s.angle_ref)
         if status != K.OK:
             raise_status(self.model, status, worst, 0.0, row)
         return float(worst)
+
+
+def _arrays(s: State) -> tuple[Array, ...]:
+    """``x, q, v, w, z`` of a state as contiguous float arrays."""
+    return tuple(np.ascontiguousarray(a, dtype=float) for a in (s.x, s.q, s.v, s.w, s.z))
 
 
 def raise_status(model: Model, status: int, a: float, b: float, row: int) -> None:

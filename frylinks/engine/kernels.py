@@ -6,7 +6,7 @@ model-dependent part (the calls to each block's type kernels) around them. They 
 round-off. ``core`` is the tuple built by :func:`.compose.core_data`:
 
 ``(mass, inertia, inertia_inv, gravity, added, has_added, nb_rows, length_scale,
-nb_slots, value_rows, value_cols)``.
+nb_slots, value_rows, value_cols, row_link)``.
 """
 
 from __future__ import annotations
@@ -138,16 +138,19 @@ def link_spring(f: Array, rel: Relative, K: Array, B: Array, r0: Array, gpos: Ar
 
 
 @kernel
-def add_rows(values: Array, velocity: Array, acceleration: Array, rows: Array, vel: Array,
-             acc: Array, rel: Relative, start: int, jac: Array) -> None:
+def add_rows(values: Array, velocity: Array, acceleration: Array, row_tau: Array,
+             rows: Array, vel: Array, acc: Array, rel: Relative, start: int, jac: Array
+             ) -> None:
     """Put a block's constraint rows into the model's arrays from row ``start``: the
     values of ``rows @ J`` (``jac``, ``(n, nc, 12)``) at ``values[12 start:]``, the
-    velocity targets, and the acceleration right-hand sides ``acc - rows . kappa``."""
+    rows over the relative twist, the velocity targets, and the acceleration
+    right-hand sides ``acc - rows . kappa``."""
     n, nc = rows.shape[0], rows.shape[1]
     for i in range(n):
         for c in range(nc):
             r = start + i * nc + c
             velocity[r] = vel[i, c]
+            row_tau[r] = rows[i, c]
             s = 0.0
             for j in range(6):
                 s += rows[i, c, j] * rel.kappa[i, j]
@@ -472,3 +475,71 @@ def put_rows(residual: Array, start: int, res: Array) -> None:
     for i in range(n):
         for c in range(nc):
             residual[start + i * nc + c] = res[i, c]
+
+
+@kernel
+def put(a: Array, index: Array, values: Array) -> None:
+    """``a[index] = values``."""
+    for i in range(len(index)):
+        a[index[i]] = values[i]
+
+
+@kernel
+def assign(dst: Array, src: Array) -> None:
+    """``dst[:] = src``."""
+    dst[:] = src
+
+
+@kernel
+def stages(n: int) -> Array:
+    """Room for the four stage rates of rk4."""
+    return np.empty((4, n))
+
+
+@kernel
+def rk4_stage(y: Array, t: float, dt: float, r: Array, st: int) -> tuple[Array, float]:
+    """The state and time of rk4's stage ``st`` (0-3) from the rates of the stages
+    before it (as :func:`frylinks.integrators.rk4`)."""
+    if st == 0:
+        return y.copy(), t
+    if st == 3:
+        return y + dt * r[2], t + dt
+    return y + 0.5 * dt * r[st - 1], t + 0.5 * dt
+
+
+# -------------------------------------------------------------------------- outputs
+# ``out_links`` (nl, 25): displacement 0:6, velocity 6:12, reaction force 12:15 and
+# torque 15:18 (master-node axes), spring force 18:24, power 24.
+# ``out_forces`` (nf, 6): force 0:3 and torque 3:6 on the first attachment.
+
+@kernel
+def report_link(out: Array, index: Array, disp: Array, tau: Array) -> None:
+    for i in range(len(index)):
+        for j in range(6):
+            out[index[i], j] = disp[i, j]
+            out[index[i], 6 + j] = tau[i, j]
+
+
+@kernel
+def report_spring(out: Array, index: Array, free: Array, Q: Array, gvel: Array) -> None:
+    for i in range(len(index)):
+        power = 0.0
+        for c in range(len(free)):
+            out[index[i], 18 + free[c]] = Q[i, c]
+            power += Q[i, c] * gvel[i, c]
+        out[index[i], 24] = -power
+
+
+@kernel
+def report_reactions(out: Array, row_link: Array, row_tau: Array, lam: Array) -> None:
+    for r in range(len(lam)):
+        for j in range(6):
+            out[row_link[r], 12 + j] += row_tau[r, j] * lam[r]
+
+
+@kernel
+def report_force(out: Array, index: Array, force: Array, torque: Array) -> None:
+    for i in range(len(index)):
+        for j in range(3):
+            out[index[i], j] = force[i, 0, j]
+            out[index[i], 3 + j] = torque[i, 0, j]

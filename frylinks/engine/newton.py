@@ -436,3 +436,15 @@ def copy_memory(mem: tuple[Array, Array, Array, Array, Array, Array]
                 ) -> tuple[Array, Array, Array, Array, Array, Array]:
     return (mem[0].copy(), mem[1].copy(), mem[2].copy(), mem[3].copy(), mem[4].copy(),
             mem[5].copy())
+
+
+@kernel
+def halving_stack(n: int) -> tuple[Array, Array, Array]:
+    """Room for the pending (step length, end time, depth) of halved steps."""
+    return np.empty(n), np.empty(n), np.zeros(n, dtype=np.int64)
+
+
+@kernel
+def no_factors(n: int) -> tuple[Array, Array, Array, Array]:
+    """Placeholders for the factors before the first factorisation."""
+    return np.zeros((n, n)), np.zeros(n, dtype=np.int64), np.ones(n), np.ones(n)
