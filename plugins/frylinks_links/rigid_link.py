@@ -18,15 +18,16 @@ frame is singular when the link points along -z (it is then kept finite, not smo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from frylinks.jit import kernel, quat_to_rotvec4
 from frylinks.kinematics import Relative
-from frylinks.links import ConstraintBlock, LinkContext, LinkType
+from frylinks.links import LinkKernels, LinkType
 from frylinks.params import Param
-from frylinks.rotations import quat_to_rotvec
 from frylinks.signals import SignalSpec
 
 Array = np.ndarray
@@ -34,28 +35,6 @@ Array = np.ndarray
 #: Below this distance [m] the direction of the link is undefined: the master node's z
 #: axis stands in for it (a link assembled from coincident nodes opens along z).
 TINY = 1e-12
-
-
-def _direction(d: Array) -> tuple[Array, Array]:
-    """``|d|`` (n,) and the unit vector ``n`` (n, 3); z where ``|d|`` vanishes."""
-    r = np.linalg.norm(d, axis=1)
-    small = r < TINY
-    n = d / np.where(small, 1.0, r)[:, None]
-    n[small] = (0.0, 0.0, 1.0)
-    return r, n
-
-
-def _tangents(n: Array) -> tuple[Array, Array]:
-    """Master x and y axes carried onto the plane normal to ``n`` by the shortest rotation
-    taking z to ``n`` (Rodrigues' formula); a half turn about y where ``n = -z``."""
-    nx, ny, c = n[:, 0], n[:, 1], n[:, 2]
-    flip = 1.0 + c < 1e-12
-    k = 1.0 / np.where(flip, 1.0, 1.0 + c)
-    t1 = np.stack([1.0 - nx * nx * k, -nx * ny * k, -nx], axis=1)
-    t2 = np.stack([-nx * ny * k, 1.0 - ny * ny * k, -ny], axis=1)
-    t1[flip] = (-1.0, 0.0, 0.0)
-    t2[flip] = (0.0, 1.0, 0.0)
-    return t1, t2
 
 
 class RigidLink(LinkType):
@@ -66,6 +45,10 @@ class RigidLink(LinkType):
     length : float, optional
         The distance [m]; by default the distance at the start (taken at the first
         position-level evaluation, the assembly of the initial state).
+
+    The array :attr:`length` (NaN where not given) is memory the residual kernel writes
+    in place: it is the kernels' ``data``, shared by the Python methods and the
+    compiled step.
     """
 
     name = "rigid_link"
@@ -76,55 +59,132 @@ class RigidLink(LinkType):
     }
     description = "Solfec: distance between the master and slave node origins fixed"
     examples = [{"length": 0.8}, {"length": 1.7}, {"length": 0.35}]
+    #: Instance arrays the kernels write (the length taken at the start).
+    memory: ClassVar[tuple[str, ...]] = ("length",)
 
     def __init__(self, instances: Sequence[Mapping[str, Any]],
                  signal_specs: list[SignalSpec] | None = None) -> None:
         super().__init__(instances, signal_specs)
         self.nb_constraints = 1
         self.length = np.array([np.nan if p.get("length") is None else float(p["length"])
-                                for p in instances])
+                                for p in instances], dtype=float)
 
-    def constraints(self, rel: Relative, ctx: LinkContext) -> ConstraintBlock:
-        r, n = _direction(rel.d)
-        rows = np.zeros((self.nb_links, 1, 6))
-        rows[:, 0, :3] = n
-        v = rel.tau[:, :3]
-        vn = np.einsum("ni,ni->n", n, v)
-        acc = -(np.einsum("ni,ni->n", v, v) - vn * vn) / np.where(r < TINY, 1.0, r)
-        acc[r < TINY] = 0.0
-        return ConstraintBlock(rows, np.zeros((self.nb_links, 1)), acc[:, None])
+    def kernel_data(self) -> tuple[Any, ...]:
+        # the instance's own array: the residual kernel fills its NaNs in place
+        return (self.length,)
 
-    def residual(self, rel: Relative, ctx: LinkContext) -> Array:
-        r = np.linalg.norm(rel.d, axis=1)
-        unset = np.isnan(self.length)
-        if unset.any():  # Solfec: the length is the distance at the start
-            self.length[unset] = r[unset]
-        return (r - self.length)[:, None]
 
-    def displacement(self, rel: Relative, ctx: LinkContext) -> Array:
-        return np.concatenate([rel.d, quat_to_rotvec(rel.q_rel)], axis=1)
+@kernel
+def _direction(d: Array, n: Array) -> float:
+    """``|d|``, and the unit vector ``d / |d|`` in ``n`` (z where ``|d|`` vanishes)."""
+    r = math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
+    if r < TINY:
+        n[0], n[1], n[2] = 0.0, 0.0, 1.0
+    else:
+        for j in range(3):
+            n[j] = d[j] / r
+    return r
 
-    def coordinates(self, rel: Relative, ctx: LinkContext) -> tuple[Array, Array]:
-        r, n = _direction(rel.d)
-        s = np.hypot(n[:, 0], n[:, 1])
-        theta = np.arctan2(s, n[:, 2])
+
+@kernel
+def _tangents(n: Array, t1: Array, t2: Array) -> None:
+    """Master x and y axes carried onto the plane normal to ``n`` by the shortest rotation
+    taking z to ``n`` (Rodrigues' formula); a half turn about y where ``n = -z``."""
+    nx, ny, c = n[0], n[1], n[2]
+    if 1.0 + c < 1e-12:
+        t1[0], t1[1], t1[2] = -1.0, 0.0, 0.0
+        t2[0], t2[1], t2[2] = 0.0, 1.0, 0.0
+        return
+    k = 1.0 / (1.0 + c)
+    t1[0], t1[1], t1[2] = 1.0 - nx * nx * k, -nx * ny * k, -nx
+    t2[0], t2[1], t2[2] = -nx * ny * k, 1.0 - ny * ny * k, -ny
+
+
+@kernel
+def rigid_constraints(data: tuple[Any, ...], rel: Relative, t: float, s0: Array, s1: Array,
+                      s2: Array, angle_ref: Array, rows: Array, velocity: Array,
+                      acceleration: Array) -> None:
+    n = np.empty(3)
+    for i in range(len(rows)):
+        r = _direction(rel.d[i], n)
+        v = rel.tau[i, 0:3]
+        vn = n[0] * v[0] + n[1] * v[1] + n[2] * v[2]
+        rows[i] = 0.0
+        rows[i, 0, 0:3] = n
+        velocity[i, 0] = 0.0
+        if r < TINY:
+            acceleration[i, 0] = 0.0
+        else:  # the centripetal term -(dn/dt) . d'
+            acceleration[i, 0] = -((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) - vn * vn) / r
+
+
+@kernel
+def rigid_residual(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
+                   angle_ref: Array, out: Array) -> None:
+    length = data[0]
+    for i in range(len(out)):
+        d = rel.d[i]
+        r = math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
+        if math.isnan(length[i]):  # Solfec: the length is the distance at the start
+            length[i] = r
+        out[i, 0] = r - length[i]
+
+
+@kernel
+def rigid_displacement(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
+                       angle_ref: Array, out: Array) -> None:
+    rv = np.empty(3)
+    for i in range(len(out)):
+        out[i, 0:3] = rel.d[i]
+        quat_to_rotvec4(rel.q_rel[i], rv)
+        out[i, 3:6] = rv
+
+
+@kernel
+def rigid_coordinates(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
+                      angle_ref: Array, gpos: Array, gvel: Array) -> None:
+    n = np.empty(3)
+    t1 = np.empty(3)
+    t2 = np.empty(3)
+    rv = np.empty(3)
+    for i in range(len(gpos)):
+        r = _direction(rel.d[i], n)
+        s = math.hypot(n[0], n[1])
+        theta = math.atan2(s, n[2])
         pole = s <= 1e-12
-        ratio = np.where(pole, 1.0, theta / np.where(pole, 1.0, s))  # theta / sin(theta)
-        arc = (r * ratio)[:, None] * n[:, :2]
-        south = pole & (n[:, 2] < 0)  # azimuth undefined: taken as +x
-        arc[south, 0] = np.pi * r[south]
-        t1, t2 = _tangents(n)
-        v = rel.tau[:, :3]
-        gvel = np.concatenate([np.einsum("ni,ni->n", t1, v)[:, None],
-                               np.einsum("ni,ni->n", t2, v)[:, None], rel.tau[:, 3:]], axis=1)
-        gpos = np.concatenate([arc, quat_to_rotvec(rel.q_rel)], axis=1)
-        return gpos, gvel
+        ratio = 1.0 if pole else theta / s  # theta / sin(theta)
+        gpos[i, 0] = r * ratio * n[0]
+        gpos[i, 1] = r * ratio * n[1]
+        if pole and n[2] < 0:  # azimuth undefined: taken as +x
+            gpos[i, 0] = math.pi * r
+        quat_to_rotvec4(rel.q_rel[i], rv)
+        gpos[i, 2:5] = rv
+        _tangents(n, t1, t2)
+        v = rel.tau[i, 0:3]
+        gvel[i, 0] = t1[0] * v[0] + t1[1] * v[1] + t1[2] * v[2]
+        gvel[i, 1] = t2[0] * v[0] + t2[1] * v[1] + t2[2] * v[2]
+        gvel[i, 2:5] = rel.tau[i, 3:6]
 
-    def free_basis(self, rel: Relative) -> Array:
-        _, n = _direction(rel.d)
-        t1, t2 = _tangents(n)
-        E = np.zeros((self.nb_links, 6, 5))
-        E[:, :3, 0] = t1
-        E[:, :3, 1] = t2
-        E[:, 3, 2] = E[:, 4, 3] = E[:, 5, 4] = 1.0
-        return E
+
+@kernel
+def rigid_free_basis(data: tuple[Any, ...], rel: Relative, out: Array) -> None:
+    n = np.empty(3)
+    t1 = np.empty(3)
+    t2 = np.empty(3)
+    for i in range(len(out)):
+        _direction(rel.d[i], n)
+        _tangents(n, t1, t2)
+        out[i] = 0.0
+        out[i, 0:3, 0] = t1
+        out[i, 0:3, 1] = t2
+        out[i, 3, 2] = out[i, 4, 3] = out[i, 5, 4] = 1.0
+
+
+@kernel
+def rigid_unwrap_angle(data: tuple[Any, ...], rel: Relative, angle_ref: Array,
+                       out: Array) -> bool:
+    return False  # three free rotations: no single angle to unwrap
+
+
+RigidLink.kernels = LinkKernels(rigid_constraints, rigid_residual, rigid_displacement,
+                                rigid_coordinates, rigid_free_basis, rigid_unwrap_angle)

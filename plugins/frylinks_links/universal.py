@@ -21,25 +21,22 @@ about. ``link_displacement`` reports ``d`` and the rotation vector of ``R``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from frylinks.jit import cross3, kernel, quat_to_matrix3, quat_to_rotvec4, wrap_to_pi
 from frylinks.kinematics import Relative
-from frylinks.links import ConstraintBlock, LinkContext, LinkType, wrap_to_pi
+from frylinks.links import LinkKernels, LinkType
 from frylinks.params import Param
-from frylinks.rotations import cross, quat_to_matrix, quat_to_rotvec
 from frylinks.signals import SignalSpec
 
 Array = np.ndarray
 
 #: Axis indices (first, second) of each Arboris cardan joint: R = R_first(a) R_second(b).
 AXES = {"RzRy": (2, 1), "RyRx": (1, 0), "RzRx": (2, 0)}
-
-
-def _dot(a: Array, b: Array) -> Array:
-    return np.einsum("ni,ni->n", a, b)
 
 
 class UniversalLink(LinkType):
@@ -62,64 +59,143 @@ class UniversalLink(LinkType):
         n = self.nb_links
         self.nb_constraints = 4
         pairs = np.array([AXES[p.get("axes", "RzRy")] for p in instances],
-                         dtype=int).reshape(n, 2)
-        self._first = pairs[:, 0]
-        self._second = pairs[:, 1]
-        eye = np.eye(3)
-        self._ef = eye[self._first]       # (n, 3)
-        self._eg = eye[self._second]
-        rows = np.zeros((n, 4, 6))
-        rows[:, 0, 0] = rows[:, 1, 1] = rows[:, 2, 2] = 1.0
-        self._rows = rows
-        self._zeros = np.zeros((n, 4))
+                         dtype=np.int64).reshape(n, 2)
+        self._first = np.ascontiguousarray(pairs[:, 0])
+        self._second = np.ascontiguousarray(pairs[:, 1])
 
-    def _turned_second(self, rel: Relative) -> tuple[Array, Array]:
-        """``R`` (n, 3, 3) and the turned second axis ``R e_g`` (n, 3), master axes."""
-        R = quat_to_matrix(rel.q_rel) if self.nb_links else np.zeros((0, 3, 3))
-        return R, np.einsum("nij,nj->ni", R, self._eg)
+    def kernel_data(self) -> tuple[Any, ...]:
+        # per link, the index of its first axis f and of its second axis g
+        return (self._first, self._second)
 
-    def constraints(self, rel: Relative, ctx: LinkContext) -> ConstraintBlock:
-        _, u = self._turned_second(rel)
-        row = cross(u, self._ef)
-        w = rel.tau[:, 3:]
-        rows = self._rows.copy()
-        rows[:, 3, 3:] = row
-        acc = self._zeros.copy()
-        acc[:, 3] = -_dot(cross(cross(w, u), self._ef), w)
-        return ConstraintBlock(rows, self._zeros, acc)
 
-    def residual(self, rel: Relative, ctx: LinkContext) -> Array:
-        _, u = self._turned_second(rel)
-        return np.concatenate([rel.d, _dot(self._ef, u)[:, None]], axis=1)
+@kernel
+def _turned(q: Array, g: int, R: Array, u: Array) -> None:
+    """``R`` of the (normalised) relative rotation ``q`` and the turned second axis
+    ``u = R e_g`` (master axes)."""
+    s = 1.0 / math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    qn = np.empty(4)
+    for j in range(4):
+        qn[j] = q[j] * s
+    quat_to_matrix3(qn, R)
+    for j in range(3):
+        u[j] = R[j, g]
 
-    def _angles(self, rel: Relative) -> tuple[Array, Array, Array]:
-        """Raw angles ``a`` (in (-pi, pi]) and ``b``, and ``R e_g``."""
-        R, u = self._turned_second(rel)
-        a = np.arctan2(_dot(self._ef, cross(self._eg, u)), _dot(self._eg, u))
-        rf = np.einsum("nij,nj->ni", R, self._ef)
-        b = np.arctan2(_dot(rf, cross(u, self._ef)), _dot(rf, self._ef))
-        return a, b, u
 
-    def unwrap_angle(self, rel: Relative, ctx: LinkContext) -> Array | None:
-        """The first angle ``a``, unwrapped against the last accepted step's."""
-        a = self._angles(rel)[0]
-        ref = np.where(np.isnan(ctx.angle_ref), 0.0, ctx.angle_ref)
-        return np.asarray(ref + wrap_to_pi(a - ref))
+@kernel
+def _angles(q: Array, f: int, g: int, R: Array, u: Array) -> tuple[float, float]:
+    """Raw angles ``a`` (in (-pi, pi]) and ``b``; ``R`` and ``u = R e_g`` filled."""
+    _turned(q, g, R, u)
+    eg = np.zeros(3)
+    eg[g] = 1.0
+    ef = np.zeros(3)
+    ef[f] = 1.0
+    tmp = np.empty(3)
+    cross3(eg, u, tmp)
+    a = math.atan2(tmp[f], u[g])
+    cross3(u, ef, tmp)
+    b = math.atan2(R[0, f] * tmp[0] + R[1, f] * tmp[1] + R[2, f] * tmp[2], R[f, f])
+    return a, b
 
-    def coordinates(self, rel: Relative, ctx: LinkContext) -> tuple[Array, Array]:
-        a, b, u = self._angles(rel)
-        ref = np.where(np.isnan(ctx.angle_ref), 0.0, ctx.angle_ref)
-        a = ref + wrap_to_pi(a - ref)
-        w = rel.tau[:, 3:]
-        gvel = np.stack([_dot(self._ef, w), _dot(u, w)], axis=1)
-        return np.stack([a, b], axis=1), gvel
 
-    def displacement(self, rel: Relative, ctx: LinkContext) -> Array:
-        return np.concatenate([rel.d, quat_to_rotvec(rel.q_rel)], axis=1)
+@kernel
+def universal_constraints(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
+                          s1: Array, s2: Array, angle_ref: Array, rows: Array,
+                          velocity: Array, acceleration: Array) -> None:
+    first, second = data
+    R = np.empty((3, 3))
+    u = np.empty(3)
+    ef = np.zeros(3)
+    row = np.empty(3)
+    wu = np.empty(3)
+    wuf = np.empty(3)
+    for i in range(len(first)):
+        f = first[i]
+        _turned(rel.q_rel[i], second[i], R, u)
+        ef[:] = 0.0
+        ef[f] = 1.0
+        w = rel.tau[i, 3:6]
+        cross3(u, ef, row)
+        cross3(w, u, wu)
+        cross3(wu, ef, wuf)
+        rows[i] = 0.0
+        for j in range(3):
+            rows[i, j, j] = 1.0
+            rows[i, 3, 3 + j] = row[j]
+        velocity[i] = 0.0
+        acceleration[i] = 0.0
+        acceleration[i, 3] = -(wuf[0] * w[0] + wuf[1] * w[1] + wuf[2] * w[2])
 
-    def free_basis(self, rel: Relative) -> Array:
-        _, u = self._turned_second(rel)
-        E = np.zeros((self.nb_links, 6, 2))
-        E[:, 3:, 0] = self._ef
-        E[:, 3:, 1] = u
-        return E
+
+@kernel
+def universal_residual(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
+                       angle_ref: Array, out: Array) -> None:
+    first, second = data
+    R = np.empty((3, 3))
+    u = np.empty(3)
+    for i in range(len(first)):
+        _turned(rel.q_rel[i], second[i], R, u)
+        out[i, 0:3] = rel.d[i]
+        out[i, 3] = u[first[i]]
+
+
+@kernel
+def universal_displacement(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
+                           angle_ref: Array, out: Array) -> None:
+    rv = np.empty(3)
+    for i in range(len(out)):
+        out[i, 0:3] = rel.d[i]
+        quat_to_rotvec4(rel.q_rel[i], rv)
+        out[i, 3:6] = rv
+
+
+@kernel
+def _unwrapped(a: float, ref: float) -> float:
+    """``a`` unwrapped against ``ref`` (NaN: none kept yet, 0 stands in)."""
+    r = 0.0 if math.isnan(ref) else ref
+    return r + wrap_to_pi(a - r)
+
+
+@kernel
+def universal_coordinates(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
+                          angle_ref: Array, gpos: Array, gvel: Array) -> None:
+    first, second = data
+    R = np.empty((3, 3))
+    u = np.empty(3)
+    for i in range(len(first)):
+        a, b = _angles(rel.q_rel[i], first[i], second[i], R, u)
+        w = rel.tau[i, 3:6]
+        gpos[i, 0] = _unwrapped(a, angle_ref[i])
+        gpos[i, 1] = b
+        gvel[i, 0] = w[first[i]]
+        gvel[i, 1] = u[0] * w[0] + u[1] * w[1] + u[2] * w[2]
+
+
+@kernel
+def universal_free_basis(data: tuple[Any, ...], rel: Relative, out: Array) -> None:
+    first, second = data
+    R = np.empty((3, 3))
+    u = np.empty(3)
+    for i in range(len(first)):
+        _turned(rel.q_rel[i], second[i], R, u)
+        out[i] = 0.0
+        out[i, 3 + first[i], 0] = 1.0
+        for j in range(3):
+            out[i, 3 + j, 1] = u[j]
+
+
+@kernel
+def universal_unwrap_angle(data: tuple[Any, ...], rel: Relative, angle_ref: Array,
+                           out: Array) -> bool:
+    """The first angle ``a``, unwrapped against the last accepted step's."""
+    first, second = data
+    R = np.empty((3, 3))
+    u = np.empty(3)
+    for i in range(len(first)):
+        a, _ = _angles(rel.q_rel[i], first[i], second[i], R, u)
+        out[i] = _unwrapped(a, angle_ref[i])
+    return True
+
+
+UniversalLink.kernels = LinkKernels(universal_constraints, universal_residual,
+                                    universal_displacement, universal_coordinates,
+                                    universal_free_basis, universal_unwrap_angle)

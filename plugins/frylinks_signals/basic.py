@@ -1,17 +1,22 @@
-"""Signals ``constant``, ``sine``, ``ramp`` and ``linear_spline``, vectorised over instances."""
+"""Signals ``constant``, ``sine``, ``ramp`` and ``linear_spline``, each a compiled kernel
+over all instances of its type (``kernel(data, t, order, out)``)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from frylinks.errors import ModelError
+from frylinks.jit import kernel
 from frylinks.params import Param
 from frylinks.signals import SignalType
 
-from .interpolation import evaluate, interpolated
+from .interpolation import SeriesSignal
+
+Array = np.ndarray
 
 
 def _column(instances: Sequence[Mapping[str, Any]], key: str) -> np.ndarray:
@@ -29,8 +34,8 @@ class Constant(SignalType):
         super().__init__(instances)
         self.value = _column(instances, "value")
 
-    def evaluate(self, t: float, order: int = 0) -> np.ndarray:
-        return self.value if order == 0 else np.zeros_like(self.value)
+    def kernel_data(self) -> tuple[Any, ...]:
+        return (self.value,)
 
 
 class Sine(SignalType):
@@ -52,13 +57,8 @@ class Sine(SignalType):
         self.phase = np.radians(_column(instances, "phase_deg"))
         self.offset = _column(instances, "offset")
 
-    def evaluate(self, t: float, order: int = 0) -> np.ndarray:
-        arg = self.omega * t + self.phase
-        if order == 0:
-            return self.offset + self.amplitude * np.sin(arg)
-        if order == 1:
-            return self.amplitude * self.omega * np.cos(arg)
-        return -self.amplitude * self.omega**2 * np.sin(arg)
+    def kernel_data(self) -> tuple[Any, ...]:
+        return (self.amplitude, self.omega, self.phase, self.offset)
 
 
 class Ramp(SignalType):
@@ -86,17 +86,11 @@ class Ramp(SignalType):
         self.v0 = _column(instances, "initial")
         self.v1 = _column(instances, "final")
 
-    def evaluate(self, t: float, order: int = 0) -> np.ndarray:
-        slope = (self.v1 - self.v0) / (self.t1 - self.t0)
-        inside = (t >= self.t0) & (t < self.t1)
-        if order == 0:
-            return self.v0 + slope * np.clip(t - self.t0, 0.0, self.t1 - self.t0)
-        if order == 1:
-            return np.where(inside, slope, 0.0)
-        return np.zeros_like(slope)
+    def kernel_data(self) -> tuple[Any, ...]:
+        return (self.t0, self.t1, self.v0, self.v1)
 
 
-class LinearSpline(SignalType):
+class LinearSpline(SeriesSignal):
     """Linear interpolation of ``points`` ``[[t, value], ...]``; held constant outside."""
 
     name = "linear_spline"
@@ -105,8 +99,43 @@ class LinearSpline(SignalType):
 
     def __init__(self, instances: Sequence[Mapping[str, Any]]) -> None:
         super().__init__(instances)
-        points = [np.asarray(p["points"], dtype=float) for p in instances]
-        self.curves = interpolated([(pts[:, 0], pts[:, 1]) for pts in points])
+        points = [np.asarray(p["points"], dtype=float).reshape(-1, 2) for p in instances]
+        self.series = [(pts[:, 0], pts[:, 1]) for pts in points]
 
-    def evaluate(self, t: float, order: int = 0) -> np.ndarray:
-        return evaluate(self.curves, t, order)
+
+@kernel
+def constant_kernel(data: tuple[Any, ...], t: float, order: int, out: Array) -> None:
+    value = data[0]
+    for i in range(len(value)):
+        out[i] = value[i] if order == 0 else 0.0
+
+
+@kernel
+def sine_kernel(data: tuple[Any, ...], t: float, order: int, out: Array) -> None:
+    amplitude, omega, phase, offset = data
+    for i in range(len(amplitude)):
+        arg = omega[i] * t + phase[i]
+        if order == 0:
+            out[i] = offset[i] + amplitude[i] * math.sin(arg)
+        elif order == 1:
+            out[i] = amplitude[i] * omega[i] * math.cos(arg)
+        else:
+            out[i] = -amplitude[i] * (omega[i] * omega[i]) * math.sin(arg)
+
+
+@kernel
+def ramp_kernel(data: tuple[Any, ...], t: float, order: int, out: Array) -> None:
+    t0, t1, v0, v1 = data
+    for i in range(len(t0)):
+        slope = (v1[i] - v0[i]) / (t1[i] - t0[i])
+        if order == 0:  # v0 + slope * clip(t - t0, 0, t1 - t0)
+            out[i] = v0[i] + slope * min(max(t - t0[i], 0.0), t1[i] - t0[i])
+        elif order == 1 and t0[i] <= t < t1[i]:
+            out[i] = slope
+        else:
+            out[i] = 0.0
+
+
+Constant.kernel = constant_kernel
+Sine.kernel = sine_kernel
+Ramp.kernel = ramp_kernel

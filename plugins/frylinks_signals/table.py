@@ -1,7 +1,7 @@
 """Signal ``table``: a measured or precomputed time series read from a CSV or netCDF file.
 
 The series is interpolated linearly and held constant outside its time range, exactly as
-``linear_spline`` (they share :class:`frylinks.piecewise.PiecewiseLinear`), so a
+``linear_spline`` (they share one kernel, :func:`.interpolation.series_kernel`), so a
 long spline can move from the case file to a file without changing the motion.
 
 Files
@@ -32,9 +32,8 @@ import numpy as np
 
 from frylinks.errors import ModelError
 from frylinks.params import Param, as_path, shown
-from frylinks.signals import SignalType
 
-from .interpolation import check_series, evaluate, interpolated
+from .interpolation import SeriesSignal, check_series
 
 CSV_SUFFIXES = (".csv", ".txt", ".dat")
 NETCDF_SUFFIXES = (".nc", ".nc4", ".cdf", ".netcdf")
@@ -44,7 +43,7 @@ TIME_UNITS = {"s": 1.0, "sec": 1.0, "second": 1.0, "seconds": 1.0, "min": 60.0,
               "d": 86400.0, "day": 86400.0, "days": 86400.0}
 
 
-class Table(SignalType):
+class Table(SeriesSignal):
     """A time series from a file, interpolated linearly, constant outside its range."""
 
     name = "table"
@@ -64,10 +63,7 @@ class Table(SignalType):
 
     def __init__(self, instances: Sequence[Mapping[str, Any]]) -> None:
         super().__init__(instances)
-        self.curves = interpolated([read_series(p) for p in instances])
-
-    def evaluate(self, t: float, order: int = 0) -> np.ndarray:
-        return evaluate(self.curves, t, order)
+        self.series = [read_series(p) for p in instances]
 
 
 def read_series(params: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:

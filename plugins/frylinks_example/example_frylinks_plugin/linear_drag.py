@@ -19,6 +19,11 @@ class LinearDrag(ForceType):
 
     One object holds every ``linear_drag`` of a model: the coefficients are one array
     and :meth:`evaluate` computes all the forces in one call, without a Python loop.
+
+    Written in plain numpy on purpose, as the quickest way to a working type: it has no
+    kernels, so a model that uses it runs on the engine's Python path (correctly, but
+    several times slower than compiled); ``frylinks run`` says so once and
+    :meth:`compiled` gives the reason. The README shows the same force compiled.
     """
 
     name = "linear_drag"

@@ -14,6 +14,10 @@ class SliderHinge(AxisLink):
     An :class:`~frylinks.links.AxisLink` needs nothing but its ``free_dofs``: the other
     four DOFs are locked, the single free rotation is unwrapped over many turns, and a
     ``spring_damper`` on ``tx`` and ``rz`` works as on any built-in link.
+
+    It is a compiled type: it inherits ``AxisLink.kernels``, numba kernels written once
+    for every link whose free DOFs are master axes, so a model of compiled types with
+    this link runs compiled (``SliderHinge([{}]).compiled()`` is None).
     """
 
     name = "slider_hinge"
