@@ -653,6 +653,7 @@ class CompiledStepper:
         self._mstart = np.concatenate([[0], np.cumsum([len(m) for m in cp.members])]
                                       ).astype(np.int64)
         self._build_cost = 6 * cp.nb_colours
+        step.stepper = self
 
     @property
     def iterations(self) -> int:
@@ -671,26 +672,30 @@ class CompiledStepper:
                         strict=True))
 
     def start(self, s: State) -> Memory:
-        udot, lam, zdot = self.step_fn.evaluate(s)
+        """The memory at a consistent initial state: accelerations from the equations."""
+        _, _, udot, lam, zdot = self.report(s)
         return Memory(udot.copy(), udot.copy(), lam.copy(), zdot.copy(), udot.copy(),
                       zdot.copy())
 
-    def advance(self, s: State, mem: Memory, k0: int, k1: int, dt: float, t0: float
-                ) -> Memory:
-        """Steps ``k0 + 1 .. k1`` from ``s`` (in place); the memory after them."""
-        arrays = tuple(np.ascontiguousarray(a, dtype=float).copy() for a in (
-            mem.udot, mem.a, mem.lam, mem.zdot, mem.udot_prev, mem.zdot_prev))
-        h_prev = np.array([mem.h_prev])
+    def report(self, s: State) -> tuple[Array, ...]:
+        """The outputs, accelerations, multipliers and state rates at ``s`` (no step)."""
+        nb, nr, nz = self.model.nb_bodies, self.model.nb_rows, len(s.z)
+        dummy = (np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nr), np.zeros(nz),
+                 np.zeros((nb, 6)), np.zeros(nz))
+        return self._run(s, dummy, np.zeros(1), 0, 0, 0.0, s.t)[1]
+
+    def _run(self, s: State, arrays: tuple[Array, ...], h_prev: Array, k0: int, k1: int,
+             dt: float, t0: float) -> tuple[int, tuple[Array, ...]]:
         x, q, v, w, z = (np.ascontiguousarray(a, dtype=float).copy()
                          for a in (s.x, s.q, s.v, s.w, s.z))
+        out = self.step_fn.out_arrays()
         status, k, a, b, c = self.step_fn.module.advance_ga(
             self.step_fn.data, x, q, v, w, z, s.angle_ref, arrays, h_prev, self._c,
             self.Dtan, self.dV, self._anchor, self.counters, self._colour, self._prow,
             self._pcol, self._mflat, self._mstart, self._build_cost, float(s.t), float(t0),
-            int(k0), int(k1), float(dt))
+            int(k0), int(k1), float(dt), True, *out)
         if k > k0:
             s.set(State(float(t0 + k * dt), x, q, v, w, s.angle_ref, z))
-        mem = Memory(*arrays, h_prev=float(h_prev[0]))
         if status == NOT_CONVERGED:
             raise SimulationError(
                 f"Newton's iterations of the implicit step did not converge, even with the "
@@ -698,8 +703,18 @@ class CompiledStepper:
                 f"iterations and {int(c) % 1000} Newton matrices); the motion is too "
                 "violent for this dt, or the model is unstable")
         if status:
-            raise_status(self.model, status, a, b, int(c) if status == 3 else -1)
-        return mem
+            raise_status(self.model, status, a, b, -1)
+        self.step_fn.keep_report(s, out)
+        return k, out
+
+    def advance(self, s: State, mem: Memory, k0: int, k1: int, dt: float, t0: float
+                ) -> Memory:
+        """Steps ``k0 + 1 .. k1`` from ``s`` (in place); the memory after them."""
+        arrays = tuple(np.ascontiguousarray(a, dtype=float).copy() for a in (
+            mem.udot, mem.a, mem.lam, mem.zdot, mem.udot_prev, mem.zdot_prev))
+        h_prev = np.array([mem.h_prev])
+        self._run(s, arrays, h_prev, k0, k1, dt, t0)
+        return Memory(*arrays, h_prev=float(h_prev[0]))
 
     def rebuild_at(self, anchor: dict[str, Array], angle_ref: Array) -> None:
         """Build the Newton matrix where a checkpointed run had it."""

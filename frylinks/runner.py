@@ -190,7 +190,8 @@ def _say_path(model: Model, integrator: str) -> None:
         return  # scipy drives dop853 from Python in any case
     compiled_step(model)
     why = getattr(model, "python_reason", None)
-    if why and not why.startswith(("FRYLINKS_PYTHON", f"{model.nb_rows} constraint rows")):
+    if why and not why.startswith(("FRYLINKS_PYTHON", "frylinks.engine",
+                                   f"{model.nb_rows} constraint rows")):
         warnings.warn(f"this model runs on the Python path, several times slower than the "
                       f"compiled step: {why}", PythonPathWarning, stacklevel=3)
 

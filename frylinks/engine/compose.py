@@ -24,6 +24,8 @@ import importlib.util
 import inspect
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -189,7 +191,7 @@ def _indent(text: str, spaces: int) -> str:
 
 def _signals_text(model: Model, src: _Source) -> str:
     """``s0, s1, s2``: the bank's values and derivatives at ``t``."""
-    lines = [f"s{o} = np.zeros({model.signals.nb_slots})" for o in range(3)]
+    lines = [f"s{o} = np.zeros(D[0][8])" for o in range(3)]
     for j, (kind, _) in enumerate(model.signals._blocks):
         fn = src.alias(type(kind).kernel)
         lines.append(f"S{j} = D[3][{j}]")
@@ -212,8 +214,13 @@ def _links_text(model: Model, src: _Source) -> str:
         C, R, Q, E, U, X = (src.alias(kk.constraints), src.alias(kk.residual),
                             src.alias(kk.coordinates), src.alias(kk.free_basis),
                             src.alias(kk.unwrap_angle), src.alias(kk.displacement))
-        n, nc, nf = len(blk.names), blk.kind.nb_constraints, blk.kind.nb_free
+        # sizes: the block's links counted at run time, so that models of one kind
+        # (whatever their number of links) share their step; rows and free DOFs per
+        # link are the type's
+        nc, nf = blk.kind.nb_constraints, blk.kind.nb_free
+        n = f"n{k}"
         out += [f"L{k} = D[1][{k}]",
+                f"n{k} = len(L{k}[0])",
                 f"rel{k} = relative_kernel(bs, L{k}[0], L{k}[1], L{k}[2], L{k}[3], L{k}[4], "
                 f"L{k}[5], L{k}[6], L{k}[7], not positions)",
                 f"ar{k} = K.take(angle_ref, L{k}[8])",
@@ -235,8 +242,8 @@ def _links_text(model: Model, src: _Source) -> str:
                 f"    disp{k} = np.zeros(({n}, 6))",
                 f"    {X}(L{k}[14], rel{k}, t, s0, ar{k}, disp{k})",
                 f"    K.report_link(out_links, L{k}[8], disp{k}, rel{k}.tau)"]
-        if blk.has_spring:
-            out += ["if springs:",
+        if blk.kind.nb_free:  # (run-time flag: a spring added or removed recompiles nothing)
+            out += [f"if springs and L{k}[10]:",
                     f"    gpos{k} = np.zeros(({n}, {nf}))",
                     f"    gvel{k} = np.zeros(({n}, {nf}))",
                     f"    {Q}(L{k}[14], rel{k}, t, s0, ar{k}, gpos{k}, gvel{k})",
@@ -256,7 +263,7 @@ def _forces_text(model: Model, src: _Source) -> str:
         fk = fblk.kind.kernels
         assert fk is not None
         ev = src.alias(fk.evaluate)
-        natt, n = len(fblk.attachments), len(fblk.names)
+        natt, n = len(fblk.attachments), f"len(F{j}[4])"
         frames = ", ".join(
             f"frames_kernel(bs, F{j}[0][{a}][0], F{j}[0][{a}][1], F{j}[0][{a}][2], "
             f"F{j}[0][{a}][3])" for a in range(natt))
@@ -280,16 +287,18 @@ def _forces_text(model: Model, src: _Source) -> str:
 def generate(model: Model) -> tuple[str, set[str]]:
     """Source of the model's step module, and the modules whose kernels it calls.
 
-    The model's blocks appear once, in ``terms``; every other function is control
-    flow and calls to kernels compiled once for all models (:mod:`.kernels`,
-    :mod:`.newton`): each line of array arithmetic here would be compiled again for
-    every kind of model."""
+    Each integrator has one entry function, and the model's blocks (:data:`TERMS`)
+    appear once in it, evaluated for whatever the entry needs next (a stage, a
+    projection iterate, a Newton iterate, a finite difference, the outputs): numba
+    optimises a function together with everything it calls, so each further function
+    holding or calling the blocks would compile them all again. Everything else is
+    control flow and calls to kernels compiled once for all models (:mod:`.kernels`,
+    :mod:`.newton`)."""
     src = _Source()
+    terms = TERMS.format(signals=_signals_text(model, src), links=_links_text(model, src),
+                         forces=_indent(_forces_text(model, src), 4))
     body = TEMPLATE.format(
-        signals=_indent(_signals_text(model, src), 4),
-        links=_indent(_links_text(model, src), 4),
-        forces=_indent(_forces_text(model, src), 8),
-        imports="",
+        terms_rk4=_indent(terms, 8), terms_ga=_indent(terms, 8),
         diverged=repr(DIVERGED), max_distance=repr(MAX_DISTANCE), max_speed=repr(MAX_SPEED),
         fd_step=repr(newton.FD_STEP), max_iterations=newton.MAX_ITERATIONS,
         newton_tol=repr(newton.NEWTON_TOL), jump=repr(newton.JUMP),
@@ -298,10 +307,29 @@ def generate(model: Model) -> tuple[str, set[str]]:
         not_converged=NOT_CONVERGED)
     imports = "\n".join(f"from {m} import {n} as {a}" for (m, n), a in
                         sorted(src.imports.items()))
-    body = body.replace("# {imports}", imports)
+    body = body.replace("# {imports}", imports)  # the template escapes it as {{imports}}
     return body, src.modules | {K.__name__, newton.__name__, "frylinks.kinematics",
                                 "frylinks.jit"}
 
+
+#: The model's blocks at ``(t, x, q, v, w, z)``: body states ``bs``, G's ``values``, the
+#: ``velocity`` and ``acceleration`` targets, the rows over the relative twists
+#: ``row_tau``, the position ``residual`` (with ``positions``), the applied loads ``f``
+#: (nb + 1, 6; springs with ``springs``, force elements with ``loads``) and the force
+#: types' state rates ``zdot``; with ``report`` the outputs into ``out_links`` and
+#: ``out_forces``; with ``angles`` the unwrapped angles into ``angle_out``.
+TERMS = """bs = body_states_kernel(x, q, v, w)
+{signals}
+values = np.zeros(12 * nr)
+velocity = np.zeros(nr)
+acceleration = np.zeros(nr)
+row_tau = np.zeros((nr, 6))
+residual = np.zeros(nr)
+f = K.body_loads(D[0], bs, nb)
+{links}
+zdot = np.zeros(len(z))
+if loads:
+{forces}"""
 
 TEMPLATE = '''"""A frylinks model's compiled step (generated by frylinks.engine.compose)."""
 # ruff: noqa
@@ -316,175 +344,181 @@ from frylinks.engine import newton as N
 
 
 @kernel
-def terms(D, t, x, q, v, w, z, angle_ref, angle_out, angles, positions, springs, loads,
-          static, report, out_links, out_forces):
-    """The model's blocks at (t, x, q, v, w, z): body states, G's values, velocity and
-    acceleration targets, the rows over the relative twists, the position residual
-    (with positions), the applied loads f (nb + 1, 6) with springs and loads, and the
-    force types' state rates; with report, the links' and forces' outputs."""
-    nb = len(x)
-    bs = body_states_kernel(x, q, v, w)
-{signals}
-    nr = D[0][6]
-    values = np.zeros(12 * nr)
-    velocity = np.zeros(nr)
-    acceleration = np.zeros(nr)
-    row_tau = np.zeros((nr, 6))
-    residual = np.zeros(nr)
-    f = K.body_loads(D[0], bs, nb)
-{links}
-    zdot = np.zeros(len(z))
-    if loads:
-{forces}
-    return bs, values, velocity, acceleration, row_tau, residual, f, zdot
-
-
-@kernel
-def evaluate(D, t, x, q, v, w, z, angle_ref, static, report, out_links, out_forces):
-    """Accelerations (nb, 6), multipliers, state rates and whether the solve worked;
-    with report the outputs of links and forces (reactions included)."""
-    nb = len(x)
-    bs, values, velocity, acceleration, row_tau, residual, f, zdot = terms(
-        D, t, x, q, v, w, z, angle_ref, angle_ref, False, False, True, True, static, report,
-        out_links, out_forces)
-    Minv = K.mass_inverse(D[0], bs, nb)
-    G = K.dense_G(D[0], values, nb)
-    udot, lam, ok = K.accelerations(G, Minv, f[:nb], acceleration)
-    if report:
-        K.report_reactions(out_links, D[0][11], row_tau, lam)
-    return udot, lam, zdot, ok
-
-
-@kernel
-def project(D, t, x, q, v, w, z, angle_ref):
-    """Back onto the position and velocity constraints after a step, in place (as
-    frylinks.engine.evaluate.project): status, worst residual and its row."""
-    nb = len(x)
-    K.normalise(q)
+def advance_rk4(D, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, out_forces,
+                out_udot, out_lam, out_zdot):
+    """rk4 steps k0 + 1 .. k1 from ``y`` at ``t`` (step k ends at t0 + k dt), each
+    projected on the constraints as frylinks.engine.evaluate.project does; ``y`` ends as
+    the last accepted state. With want_report, then the accelerations, multipliers,
+    state rates and outputs at the end (k0 == k1: at ``y``). Returns (status, steps
+    accepted, value, value, row)."""
     nr = D[0][6]
     scale = D[0][7]
-    status = K.OK
-    worst = 0.0
-    row = -1
+    r = K.stages(len(y))
+    static = False
+    angle_out = angle_ref
+    k = k0
+    t_step = t
+    phase = 0 if k0 < k1 else 4  # 0-3: rk4's stages, 4: report, 5: projection iterate
+    if phase == 4 and not want_report:
+        return K.OK, k, 0.0, 0.0, -1
+    good = True
+    new = y.copy()
+    t_new = t
     it = 0
     last = False
-    empty = np.zeros((0, 0))
     while True:
-        bs, values, velocity, acceleration, row_tau, residual, f, zdot = terms(
-            D, t, x, q, v, w, z, angle_ref, angle_ref, it == 0, True, False, False, False,
-            False, empty, empty)
-        if nr == 0:
-            break
-        worst, row = K.worst(residual)
-        if not worst <= {diverged} * scale:
-            status = K.VIOLATED
-            break
+        if phase < 4:
+            ys, t = K.rk4_stage(y, t_step, dt, r, phase)
+        elif phase == 4:
+            ys = y
+            t = t_step
+        else:
+            ys = new
+            t = t_new
+        x, q, v, w, z = K.views(ys, nb)
+        positions = phase == 5
+        angles = positions and it == 0
+        springs = not positions
+        loads = not positions
+        report = phase == 4
+{terms_rk4}
+        if phase == 5:
+            if nr:
+                worst, row = K.worst(residual)
+                if not worst <= {diverged} * scale:
+                    return K.VIOLATED, k, worst, 0.0, row
+                Minv = K.mass_inverse(D[0], bs, nb)
+                G = K.dense_G(D[0], values, nb)
+                A, Lc, ok = K.factor(G, Minv)
+                if not ok:
+                    return K.SINGULAR, k, 0.0, 0.0, -1
+                if not (worst <= 1e-14 * scale or it == 4 or last):
+                    K.move(x, q, K.correction(G, Minv, A, Lc, residual))
+                    it += 1
+                    last = worst < 1e-7 * scale
+                    continue
+                K.project_velocities(G, Minv, A, Lc, v, w, velocity)
+            K.assign(y, new)
+            k += 1
+            t_step = t_new
+            if k < k1:
+                phase = 0
+                good = True
+                continue
+            if not want_report:
+                return K.OK, k, 0.0, 0.0, -1
+            phase = 4
+            continue
         Minv = K.mass_inverse(D[0], bs, nb)
         G = K.dense_G(D[0], values, nb)
-        A, Lc, ok = K.factor(G, Minv)
-        if not ok:
-            status = K.SINGULAR
-            break
-        if worst <= 1e-14 * scale or it == 4 or last:
-            K.project_velocities(G, Minv, A, Lc, v, w, velocity)
-            break
-        K.move(x, q, K.correction(G, Minv, A, Lc, residual))
-        it += 1
-        last = worst < 1e-7 * scale
-    return status, worst, row
+        udot, lam, ok = K.accelerations(G, Minv, f[:nb], acceleration)
+        if phase == 4:
+            K.report_reactions(out_links, D[0][11], row_tau, lam)
+            K.assign(out_udot, udot)
+            K.assign(out_lam, lam)
+            K.assign(out_zdot, zdot)
+            return (K.OK if ok else K.SINGULAR), k, 0.0, 0.0, -1
+        good = good and ok
+        K.rate(r[phase], nb, v, q, w, udot, zdot)
+        phase += 1
+        if phase == 4:
+            if not good:
+                return K.SINGULAR, k, 0.0, 0.0, -1
+            new = K.rk4_combine(y, dt, r)
+            status, a, b = K.check(new, nb, {max_distance}, {max_speed})
+            if status != K.OK:
+                return status, k, a, b, -1
+            t_new = t0 + (k + 1) * dt
+            K.normalise(K.views(new, nb)[1])
+            it = 0
+            last = False
+            phase = 5
 
 
 @kernel
-def advance_rk4(D, y, angle_ref, t, t0, k0, k1, dt, nb):
-    """rk4 steps k0 + 1 .. k1 from ``y`` at ``t`` (step k ends at t0 + k dt), each
-    projected on the constraints; ``y`` ends as the last accepted state. Returns
-    (status, last step accepted, value, value, row)."""
-    r = K.stages(len(y))
-    empty = np.zeros((0, 0))
-    for k in range(k0 + 1, k1 + 1):
-        good = True
-        for st in range(4):
-            ys, ts = K.rk4_stage(y, t, dt, r, st)
-            x, q, v, w, z = K.views(ys, nb)
-            udot, lam, zdot, ok = evaluate(D, ts, x, q, v, w, z, angle_ref, False, False,
-                                           empty, empty)
-            good = good and ok
-            K.rate(r[st], nb, v, q, w, udot, zdot)
-        if not good:
-            return K.SINGULAR, k - 1, 0.0, 0.0, -1
-        new = K.rk4_combine(y, dt, r)
-        status, a, b = K.check(new, nb, {max_distance}, {max_speed})
-        if status != K.OK:
-            return status, k - 1, a, b, -1
-        t = t0 + k * dt
-        x, q, v, w, z = K.views(new, nb)
-        status, worst, row = project(D, t, x, q, v, w, z, angle_ref)
-        if status != K.OK:
-            return status, k - 1, worst, 0.0, row
-        K.assign(y, new)
-    return K.OK, k1, 0.0, 0.0, -1
-
-
-@kernel
-def ga_residual(D, t, x, q, v, w, z, angle_ref, angle_out, angles, udot, lam):
-    """r = M u' - f - G^T lam (nb, 6), Phi, G's values, velocity targets, mass blocks
-    and state rates (frylinks.implicit.residual)."""
-    nb = len(x)
-    empty = np.zeros((0, 0))
-    bs, values, velocity, acceleration, row_tau, residual, f, zdot = terms(
-        D, t, x, q, v, w, z, angle_ref, angle_out, angles, True, True, True, False, False,
-        empty, empty)
-    M = N.mass_blocks(D[0], bs.R, nb)
-    r = N.residual_r(M, udot, f, values, lam, D[0][9], D[0][10])
-    return r, residual, values, velocity, M, zdot
-
-
-@kernel
-def ga_build(D, t, x, q, v, w, z, angle_ref, udot, lam, gp, r, vals, Dtan, dV, mflat,
-             mstart):
-    """The kept tangent K + gamma' C at an iterate by finite differences of the
-    residual per colour of bodies and direction (frylinks.implicit.Newton.build)."""
-    nb = len(x)
-    scale = D[0][7]
-    for c in range(len(mstart) - 1):
-        bodies = mflat[mstart[c]:mstart[c + 1]]
-        for d in range(6):
-            eps = {fd_step} * scale if d < 3 else {fd_step}
-            mx, mq, mv, mw = N.moved(x, q, v, w, bodies, d, eps, gp * eps)
-            r1, phi1, vals1, vel1, M1, zd1 = ga_residual(D, t, mx, mq, mv, mw, z, angle_ref,
-                                                         angle_ref, False, udot, lam)
-            N.gradient_column(Dtan, dV, 6 * c + d, r1, r, vals1, vals, eps)
-    if D[0][6]:
-        N.add_reactions(Dtan, dV, lam, D[0][9], D[0][10], nb)
-
-
-@kernel
-def advance_ga(D, x, q, v, w, z, angle_ref, mem, h_prev, coeff, Dtan, dV, anchor, counters,
-               colour, prow, pcol, mflat, mstart, build_cost, t, t0, k0, k1, dt):
+def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, anchor,
+               counters, colour, prow, pcol, mflat, mstart, build_cost, t, t0, k0, k1, dt,
+               want_report, out_links, out_forces, out_udot, out_lam, out_zdot):
     """Steps k0 + 1 .. k1 (step k ends at t0 + k dt) as frylinks.implicit.Stepper.step:
-    a step Newton cannot solve is taken as two halves, down to 1/64. State and memory
-    (udot, a, lam, zdot, udot_prev, zdot_prev; h_prev[0]) are updated in place at each
-    accepted step. Returns (status, last step accepted, value, value, value)."""
+    a step Newton cannot solve is taken as two halves, down to 1/64. The state (x0,
+    q0, v0, w0, z0) and memory (udot, a, lam, zdot, udot_prev, zdot_prev; h_prev[0])
+    are updated in place at each accepted step. With want_report, then the
+    accelerations, multipliers, state rates and outputs at the end (k0 == k1: now).
+    Returns (status, steps accepted, value, value, value)."""
     am, af, gamma, beta = coeff[0], coeff[1], coeff[2], coeff[3]
-    nb = len(x)
+    nb = len(x0)
     nr = D[0][6]
     scale = D[0][7]
     vrows, vcols = D[0][9], D[0][10]
+    ncol = len(mstart) - 1
+    static = False
+    positions = True
+    springs = True
+    loads = True
     sh, st, sd = N.halving_stack({stack})
-    for k in range(k0 + 1, k1 + 1):
-        t1 = t0 + k * dt
-        sh[0] = dt
-        st[0] = t1
-        sd[0] = 0
-        top = 1
-        cx, cq, cv, cw, cz = N.copies(x, q, v, w, z)
-        mu, ma, ml, mz, mup, mzp = N.copy_memory(mem)
-        hp = h_prev[0]
-        tc = t
-        while top > 0:
+    k = k0
+    top = 0
+    phase = 0  # 0: a Newton iterate's residual, 1: a finite difference, 2: report
+    need_step = k0 < k1
+    need_setup = False
+    if not need_step:
+        if not want_report:
+            return K.OK, k, 0.0, 0.0, 0
+        phase = 2
+    # the step's and substep's working values (typed here, set when a step starts)
+    cx, cq, cv, cw, cz = N.copies(x0, q0, v0, w0, z0)
+    mu, ma, ml, mz, mup, mzp = N.copy_memory(mem)
+    hp = h_prev[0]
+    t1 = t
+    tc = t
+    h = dt
+    tt = t
+    depth = 0
+    bp = 1.0
+    gp = 1.0
+    base_a, shift, u_base, udot, lam, z1 = N.predict(cv, cw, cz, mu, ma, ml, mz, mup, mzp,
+                                                     hp, h, coeff)
+    x1, q1, v1, w1, a1 = N.kinematics(cx, cq, base_a, shift, u_base, udot, h, beta, gamma,
+                                      am, af)
+    mx, mq, mv, mw = N.copies(x1, q1, v1, w1, z1)[:4]
+    rebuild = False
+    refresh = True
+    refreshed = False
+    built_here = False
+    builds = 0
+    previous = np.inf
+    last = np.inf
+    new_angles = angle_ref.copy()
+    LU, piv, sc, rsc = N.no_factors(6 * nb + nr)
+    err = 0.0
+    total = 0
+    c = 0
+    d = 0
+    eps = 1.0
+    cr = np.zeros((nb, 6))
+    cphi = np.zeros(nr)
+    cvals = np.zeros(12 * nr)
+    cvel = np.zeros(nr)
+    cM = np.zeros((nb, 6, 6))
+    crz = mz
+    while True:
+        if need_step:
+            # step k + 1: pending (h, t_end, depth) on a stack, halves pushed on failure
+            t1 = t0 + (k + 1) * dt
+            sh[0] = dt
+            st[0] = t1
+            sd[0] = 0
+            top = 1
+            cx, cq, cv, cw, cz = N.copies(x0, q0, v0, w0, z0)
+            mu, ma, ml, mz, mup, mzp = N.copy_memory(mem)
+            hp = h_prev[0]
+            tc = t
+            need_step = False
+            need_setup = True
+        if need_setup:
+            # a (sub)step of length h from (tc, cx, ...) to tt: Stepper._step
             top -= 1
             h, tt, depth = sh[top], st[top], sd[top]
-            # ---- one step of length h from (tc, cx, ...) to tt: Stepper._step
             bp = (1.0 - am) / (h * h * beta * (1.0 - af))
             gp = gamma / (h * beta)
             base_a, shift, u_base, udot, lam, z1 = N.predict(cv, cw, cz, mu, ma, ml, mz, mup,
@@ -497,92 +531,147 @@ def advance_ga(D, x, q, v, w, z, angle_ref, mem, h_prev, coeff, Dtan, dV, anchor
             builds = 0
             previous = np.inf
             last = np.inf
-            angles = angle_ref.copy()
-            LU, piv, sc, rsc = N.no_factors(6 * nb + nr)
+            new_angles = angle_ref.copy()
             err = 0.0
-            rz = mz
-            status = {not_converged}
             total = 0
-            while total < {max_iterations}:
-                total += 1
-                r, phi, vals, vel, M, rz = ga_residual(D, tt, x1, q1, v1, w1, z1, angle_ref,
-                                                       angles, True, udot, lam)
-                if not N.finite(r, phi):
-                    err = np.inf
-                    break
+            need_setup = False
+            phase = 0
+        if phase == 0:
+            t, x, q, v, w, z, angle_out = tt, x1, q1, v1, w1, z1, new_angles
+        elif phase == 1:
+            t, x, q, v, w, z, angle_out = tt, mx, mq, mv, mw, z1, angle_ref
+        else:
+            t, x, q, v, w, z, angle_out = tc, x0, q0, v0, w0, z0, angle_ref
+        positions = phase != 2
+        report = phase == 2
+        angles = phase == 0
+{terms_ga}
+        if phase == 2:
+            Minv = K.mass_inverse(D[0], bs, nb)
+            G = K.dense_G(D[0], values, nb)
+            ru, rl, ok = K.accelerations(G, Minv, f[:nb], acceleration)
+            K.report_reactions(out_links, D[0][11], row_tau, rl)
+            K.assign(out_udot, ru)
+            K.assign(out_lam, rl)
+            K.assign(out_zdot, zdot)
+            return (K.OK if ok else K.SINGULAR), k, 0.0, 0.0, 0
+        M = N.mass_blocks(D[0], bs.R, nb)
+        rr = N.residual_r(M, udot, f, values, lam, vrows, vcols)
+        outcome = 0  # 0: iterate again, 1: converged, 2: failed
+        if phase == 1:
+            N.gradient_column(Dtan, dV, 6 * c + d, rr, cr, values, cvals, eps)
+            d += 1
+            if d == 6:
+                d = 0
+                c += 1
+            if c < ncol:
+                eps = {fd_step} * scale if d < 3 else {fd_step}
+                mx, mq, mv, mw = N.moved(x1, q1, v1, w1, mflat[mstart[c]:mstart[c + 1]], d,
+                                         eps, gp * eps)
+                continue
+            if nr:
+                N.add_reactions(Dtan, dV, lam, vrows, vcols, nb)
+            counters[0] += 1
+            N.keep_anchor(anchor, x1, q1, v1, w1, z1, udot, lam, tt, h)
+            rebuild = False
+            refresh = True
+            refreshed = False
+            builds += 1
+            phase = 0
+        else:
+            total += 1
+            cr, cphi, cvals, cvel, cM, crz = rr, residual, values, velocity, M, zdot
+            if not N.finite(cr, cphi):
+                err = np.inf
+                outcome = 2
+            else:
                 built_here = rebuild
                 if rebuild:
-                    ga_build(D, tt, x1, q1, v1, w1, z1, angle_ref, udot, lam, gp, r, vals,
-                             Dtan, dV, mflat, mstart)
-                    counters[0] += 1
-                    N.keep_anchor(anchor, x1, q1, v1, w1, z1, udot, lam, tt, h)
-                    rebuild = False
-                    refresh = True
-                    refreshed = False
-                    builds += 1
-                if refresh:
-                    LU, piv, sc, rsc, ok = N.factor(Dtan, dV, lam, bp, M, vals, vrows, vcols,
-                                                    colour, prow, pcol, nr)
-                    counters[1] += 1
-                    if not ok:
-                        status = K.SINGULAR
-                        break
-                    refresh = False
-                    previous = np.inf
-                delta, dlam = N.solve(LU, piv, sc, rsc, r, phi, nb)
-                b_udot, b_lam, b_x, b_q, b_v, b_w, b_z, b_a = udot, lam, x1, q1, v1, w1, z1, a1
-                udot, lam, z1, err = N.update(udot, lam, delta, dlam, bp, cz, mz, rz, h, z1,
-                                              scale)
-                x1, q1, v1, w1, a1 = N.kinematics(cx, cq, base_a, shift, u_base, udot, h,
-                                                  beta, gamma, am, af)
-                if err <= {newton_tol}:
-                    counters[2] += total
-                    counters[3] += 1
-                    N.velocity_correction(LU, piv, sc, rsc, vals, vrows, vcols, vel, v1, w1)
-                    K.assign(angle_ref, angles)
-                    status = K.OK
-                    break
-                if not err <= min(previous, {jump} * last):
-                    if built_here or builds >= {max_builds}:
-                        break
+                    c = 0
+                    d = 0
+                    eps = {fd_step} * scale
+                    mx, mq, mv, mw = N.moved(x1, q1, v1, w1, mflat[mstart[0]:mstart[1]], 0,
+                                             eps, gp * eps)
+                    phase = 1
+                    continue
+        if outcome == 0:
+            # one Newton iteration with the residual (cr, ...) of the iterate
+            if refresh:
+                LU, piv, sc, rsc, ok = N.factor(Dtan, dV, lam, bp, cM, cvals, vrows, vcols,
+                                                colour, prow, pcol, nr)
+                counters[1] += 1
+                if not ok:
+                    return K.SINGULAR, k, 0.0, 0.0, 0
+                refresh = False
+                previous = np.inf
+            delta, dlam = N.solve(LU, piv, sc, rsc, cr, cphi, nb)
+            b_udot, b_lam, b_x, b_q, b_v, b_w, b_z, b_a = udot, lam, x1, q1, v1, w1, z1, a1
+            udot, lam, z1, err = N.update(udot, lam, delta, dlam, bp, cz, mz, crz, h, z1,
+                                          scale)
+            x1, q1, v1, w1, a1 = N.kinematics(cx, cq, base_a, shift, u_base, udot, h, beta,
+                                              gamma, am, af)
+            if err <= {newton_tol}:
+                counters[2] += total
+                counters[3] += 1
+                N.velocity_correction(LU, piv, sc, rsc, cvals, vrows, vcols, cvel, v1, w1)
+                K.assign(angle_ref, new_angles)
+                outcome = 1
+            elif not err <= min(previous, {jump} * last):
+                if built_here or builds >= {max_builds}:
+                    outcome = 2
+                else:
                     udot, lam, x1, q1, v1, w1, z1, a1 = (b_udot, b_lam, b_x, b_q, b_v, b_w,
                                                          b_z, b_a)
                     rebuild = True
-                    continue
+            else:
                 rate = err / previous
                 last = err
                 needed = N.needed_iterations(err, rate)
                 if needed > min(build_cost, {max_iterations} - total) and refreshed:
                     if builds >= {max_builds}:
-                        break
-                    rebuild = True
+                        outcome = 2
+                    else:
+                        rebuild = True
                 elif needed > {refresh_after}:
                     refresh = True
                     refreshed = True
                 previous = err
-            # ---- the step's outcome
-            if status == {not_converged}:
-                if depth >= {max_halvings}:
-                    return status, k - 1, h, err, total * 1000 + builds
-                counters[4] += 1
-                sh[top], st[top], sd[top] = 0.5 * h, tt, depth + 1
-                sh[top + 1], st[top + 1], sd[top + 1] = 0.5 * h, tc + 0.5 * h, depth + 1
-                top += 2
+            if outcome == 0 and total >= {max_iterations}:
+                outcome = 2
+            if outcome == 0:
                 continue
-            if status != K.OK:
-                return status, k - 1, 0.0, 0.0, 0
-            cx, cq, cv, cw, cz = x1, q1, v1, w1, z1
-            mup, mzp = mu, mz
-            mu, ma, ml, mz = udot, a1, lam, rz
-            hp = h
-            tc = tt
+        if outcome == 2:
+            if depth >= {max_halvings}:
+                return {not_converged}, k, h, err, total * 1000 + builds
+            counters[4] += 1
+            sh[top], st[top], sd[top] = 0.5 * h, tt, depth + 1
+            sh[top + 1], st[top + 1], sd[top + 1] = 0.5 * h, tc + 0.5 * h, depth + 1
+            top += 2
+            need_setup = True
+            continue
+        # converged: the substep's end is the next substep's start
+        cx, cq, cv, cw, cz = x1, q1, v1, w1, z1
+        mup, mzp = mu, mz
+        mu, ma, ml, mz = udot, a1, lam, crz
+        hp = h
+        tc = tt
+        if top > 0:
+            need_setup = True
+            continue
         status, a, b = N.state_status(cx, cv, cw, {max_distance}, {max_speed})
         if status != K.OK:
-            return status, k - 1, a, b, 0
-        N.accepted(x, q, v, w, z, mem, h_prev, cx, cq, cv, cw, cz, mu, ma, ml, mz, mup, mzp,
-                   hp)
+            return status, k, a, b, 0
+        N.accepted(x0, q0, v0, w0, z0, mem, h_prev, cx, cq, cv, cw, cz, mu, ma, ml, mz, mup,
+                   mzp, hp)
+        k += 1
         t = t1
-    return K.OK, k1, 0.0, 0.0, 0
+        tc = t1
+        if k < k1:
+            need_step = True
+            continue
+        if not want_report:
+            return K.OK, k, 0.0, 0.0, 0
+        phase = 2
 '''
 
 
@@ -628,7 +717,11 @@ def load_step(source: str, modules: set[str]) -> ModuleType:
 
 
 class CompiledStep:
-    """A model's compiled functions with its data (see the module doc)."""
+    """A model's compiled functions with its data (see the module doc).
+
+    Each advance ends with the outputs at the state it reached (the sample the run is
+    about to write), kept for :meth:`outputs`; ``stepper`` is the generalized-alpha
+    stepper using this step, if any (its entry gives the outputs of such a run)."""
 
     def __init__(self, model: Model) -> None:
         self.model = model
@@ -636,49 +729,50 @@ class CompiledStep:
         self.source = source
         self.module = load_step(source, modules)
         self.data = model_data(model)
+        self.stepper: Any = None
+        self._report: tuple[Array, tuple[Array, ...]] | None = None
+
+    def out_arrays(self) -> tuple[Array, ...]:
+        """Room for a report: links (nl, 25), forces (nf, 6), accelerations (nb, 6),
+        multipliers, state rates."""
+        m = self.model
+        return (np.zeros((len(m.link_names), 25)), np.zeros((len(m.force_names), 6)),
+                np.zeros((m.nb_bodies, 6)), np.zeros(m.nb_rows), np.zeros(len(m.initial.z)))
+
+    def keep_report(self, s: State, arrays: tuple[Array, ...]) -> None:
+        self._report = (s.x, arrays)
 
     # -- what the integrators call
 
-    def advance_rk4(self, s: State, k0: int, k1: int, dt: float, t0: float) -> None:
-        """rk4 steps ``k0 + 1 .. k1`` from ``s`` (in place); raises SimulationError on
-        divergence with ``s`` at the last accepted step."""
+    def advance_rk4(self, s: State, k0: int, k1: int, dt: float, t0: float,
+                    report: bool = True) -> None:
+        """rk4 steps ``k0 + 1 .. k1`` from ``s`` (in place), then (``report``) the
+        outputs there; raises SimulationError on divergence with ``s`` at the last
+        accepted step."""
         nb = self.model.nb_bodies
         y = s.pack()
+        arrays = self.out_arrays()
         status, k, a, b, row = self.module.advance_rk4(
-            self.data, y, s.angle_ref, float(s.t), float(t0), int(k0), int(k1), float(dt), nb)
-        new = s.unpacked(y, float(t0 + k * dt) if k > k0 else s.t)
-        s.set(new)
+            self.data, y, s.angle_ref, float(s.t), float(t0), int(k0), int(k1), float(dt), nb,
+            report, *arrays)
+        s.set(s.unpacked(y, float(t0 + k * dt) if k > k0 else s.t))
         if status != K.OK:
             raise_status(self.model, status, a, b, row)
-
-    def evaluate(self, s: State, static: bool = False) -> tuple[Array, Array, Array]:
-        """Accelerations ``(nb, 6)``, multipliers and state rates at ``s``."""
-        empty = np.zeros((0, 0))
-        udot, lam, zdot, ok = self.module.evaluate(
-            self.data, float(s.t), *_arrays(s), s.angle_ref, static, False, empty, empty)
-        if not ok:
-            raise_status(self.model, K.SINGULAR, 0.0, 0.0, -1)
-        return udot, lam, zdot
+        if report:
+            self.keep_report(s, arrays)
 
     def outputs(self, s: State) -> tuple[Array, Array, Array, Array]:
         """At ``s``: accelerations ``(nb, 6)``, the links' outputs ``(nl, 25)`` and the
-        forces' ``(nf, 6)`` (layout in :mod:`.kernels`), and the multipliers."""
-        out_links = np.zeros((len(self.model.link_names), 25))
-        out_forces = np.zeros((len(self.model.force_names), 6))
-        udot, lam, _, ok = self.module.evaluate(
-            self.data, float(s.t), *_arrays(s), s.angle_ref, False, True, out_links,
-            out_forces)
-        if not ok:
-            raise_status(self.model, K.SINGULAR, 0.0, 0.0, -1)
+        forces' ``(nf, 6)`` (layout in :mod:`.kernels`), and the multipliers: those the
+        last advance reported when it ended at ``s``, else a report of no step."""
+        if self._report is None or self._report[0] is not s.x:
+            if self.stepper is not None:
+                self.stepper.report(s)
+            else:
+                self.advance_rk4(s, 0, 0, 0.0, s.t)
+        assert self._report is not None
+        out_links, out_forces, udot, lam, _ = self._report[1]
         return udot, out_links, out_forces, lam
-
-    def project(self, s: State) -> float:
-        """:func:`.evaluate.project` of a state after a step (not the initial one)."""
-        status, worst, row = self.module.project(self.data, float(s.t), *_arrays(s),
-                                                 s.angle_ref)
-        if status != K.OK:
-            raise_status(self.model, status, worst, 0.0, row)
-        return float(worst)
 
 
 def _arrays(s: State) -> tuple[Array, ...]:
@@ -706,14 +800,34 @@ def raise_status(model: Model, status: int, a: float, b: float, row: int) -> Non
     raise SimulationError(f"compiled step failed with status {status}")
 
 
+#: Set by :func:`python_path`: models assembled meanwhile run on the Python path.
+_FORCE_PYTHON = [False]
+
+
+@contextmanager
+def python_path() -> Iterator[None]:
+    """Within this block, models run on the engine's Python path (as they do with the
+    environment variable ``FRYLINKS_PYTHON=1``): the reference the compiled step is
+    checked against (:func:`frylinks.testing.check_compiled`)."""
+    before = _FORCE_PYTHON[0]
+    _FORCE_PYTHON[0] = True
+    try:
+        yield
+    finally:
+        _FORCE_PYTHON[0] = before
+
+
 def compiled_step(model: Model) -> CompiledStep | None:
     """The model's compiled step (built once per model), or None when it runs on the
     Python path; the reason is kept in ``model.python_reason``."""
     cached = getattr(model, "_compiled", False)
     if cached is not False:
         return cached  # type: ignore[no-any-return]
-    why = None if os.environ.get("FRYLINKS_PYTHON") != "1" else \
-        "FRYLINKS_PYTHON=1 asks for the Python path"
+    why = None
+    if os.environ.get("FRYLINKS_PYTHON") == "1":
+        why = "FRYLINKS_PYTHON=1 asks for the Python path"
+    elif _FORCE_PYTHON[0]:
+        why = "frylinks.engine.compose.python_path() asks for the Python path"
     why = why or not_compiled(model)
     step = None if why else CompiledStep(model)
     model._compiled = step  # type: ignore[attr-defined]

@@ -23,6 +23,7 @@ class ScrewLink(AxisLink):
     free_dofs = ("rz",)
     parameters = {"pitch": Param("float", "m", "advance along z per turn (m per turn)")}
     description = "rotation about the master node's z axis with tz = pitch * rz / (2 pi)"
+    examples = [{"pitch": 0.5}, {"pitch": -0.2}, {"pitch": 2.0}]
 
     def __init__(self, instances: Sequence[Mapping[str, Any]],
                  signal_specs: list[SignalSpec] | None = None) -> None:

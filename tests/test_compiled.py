@@ -1,0 +1,195 @@
+"""The compiled step against the engine's Python path, and what runs where.
+
+The Python path (``FRYLINKS_PYTHON=1``, or :func:`frylinks.engine.compose.python_path`)
+evaluates the model block by block from Python, calling the same type kernels; the
+compiled step composes them into one function per kind of model. The two must give the
+same runs: to round-off for ``rk4`` (the same operations in the same order, up to the
+factorisation of the constraint system), and to Newton's tolerance for
+``generalized_alpha`` (LU of the same matrix by a different routine, then iterations that
+stop at NEWTON_TOL).
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import frylinks
+from frylinks.engine import assemble
+from frylinks.engine.compose import compiled_step, generate, python_path
+from frylinks.forces import ForceType
+from frylinks.params import Param
+from frylinks.registry import Registry
+from frylinks.runner import PythonPathWarning
+from frylinks.system import System
+from frylinks.testing import _registry_with, check_compiled
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = sorted((ROOT / "cases").glob("*.yaml"))
+
+#: Short horizons [s]: a few dozen steps of each case's own dt.
+HORIZON = {"chain": 0.5, "pendulum": 0.5, "screw_jack": 0.5, "heaving_buoy": 0.4}
+
+
+def _largest_difference(a: xr.Dataset, b: xr.Dataset) -> tuple[str, float]:
+    """The variable where ``a`` and ``b`` differ most, relative to its largest value (or
+    1 in its SI units, for a variable at round-off of zero: the round-off of a
+    cancellation is relative to its terms, not to the nought it leaves)."""
+    worst, where = 0.0, ""
+    for name, var in b.data_vars.items():
+        x, y = np.asarray(a[name].values, dtype=float), np.asarray(var.values, dtype=float)
+        if not y.size:
+            continue
+        scale = max(float(np.nanmax(np.abs(y))), 1.0)
+        rel = float(np.nanmax(np.abs(x - y))) / scale
+        if rel > worst:
+            worst, where = rel, name
+    return where, worst
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+def test_every_case_runs_compiled_and_equals_the_python_path(case: Path) -> None:
+    """Every shipped case runs compiled (no type keeps it on the Python path) and its
+    results equal the Python path's to 1e-12 of each variable's largest value."""
+    t_end = HORIZON.get(case.stem, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PythonPathWarning)
+        compiled = frylinks.run(case, t_end=t_end)
+    with python_path():
+        reference = frylinks.run(case, t_end=t_end)
+    assert compiled.attrs["status"] == reference.attrs["status"] == "completed"
+    where, rel = _largest_difference(compiled, reference)
+    assert rel <= 1e-12, f"{case.stem}: {where} differs by {rel:.3g} of its largest value"
+
+
+def _pendulum() -> System:
+    s = System(gravity=[0.0, 0.0, -9.81])
+    hinge = {"axis": [1.0, 0.0, 0.0], "angle_deg": 90.0}
+    s.ground.add_node("pivot", orientation=hinge)
+    bob = s.add_body("bob", mass=1.0, inertia=[1e-3] * 3, position=[1.0, 0.0, 0.0])
+    bob.add_node("hinge", position=[-1.0, 0.0, 0.0], orientation=hinge)
+    s.add_link("hinge", "revolute", master="ground.pivot", slave="bob.hinge",
+               spring_damper={"stiffness": 2.0, "damping": 0.1})
+    return s
+
+
+def test_generalized_alpha_compiled_meets_the_python_path() -> None:
+    """The compiled generalized-alpha (same scheme, Newton policy and tolerance) follows
+    the Python one to Newton's tolerance over 2000 steps of a swinging pendulum."""
+    kwargs = {"t_end": 2.0, "dt": 1e-3, "every": 100, "integrator": "generalized_alpha",
+              "rho_inf": 0.9}
+    compiled = _pendulum().run(**kwargs)
+    with python_path():
+        reference = _pendulum().run(**kwargs)
+    where, rel = _largest_difference(compiled, reference)
+    assert rel <= 1e-7, f"{where} differs by {rel:.3g} of its largest value"
+    # the pendulum swings: the comparison is not of two states at rest
+    assert np.ptp(compiled.link_displacement.sel(link="hinge", dof="rz").values) > 1.0
+
+
+def test_models_of_one_kind_share_their_step() -> None:
+    """The generated step depends on the kinds of blocks, not on their sizes or values:
+    a second model of the same kind compiles nothing new."""
+    one = assemble(_pendulum())
+    other = _pendulum()
+    other.bodies["bob"].mass = 3.0
+    other.add_body("bob2", mass=2.0, inertia=[1.0, 1.0, 1.0], position=[0.0, 0.0, -3.0])
+    other.bodies["bob2"].add_node("hinge", orientation={"axis": [1.0, 0.0, 0.0],
+                                                        "angle_deg": 90.0})
+    other.ground.add_node("pivot2", position=[0.0, 0.0, -3.0],
+                          orientation={"axis": [1.0, 0.0, 0.0], "angle_deg": 90.0})
+    other.add_link("hinge2", "revolute", master="ground.pivot2", slave="bob2.hinge",
+                   spring_damper={"stiffness": 1.0, "damping": 0.0})
+    assert generate(one)[0] == generate(assemble(other))[0]
+    step = compiled_step(one)
+    assert step is not None and step.module is compiled_step(assemble(_pendulum())).module
+
+
+class NumpyDrag(ForceType):
+    """A third party's force in plain numpy (no kernels): ``-c v`` at a body's COG."""
+
+    name = "numpy_drag"
+    attachments = ("body",)
+    parameters = {"body": Param("body", "", "the body"),
+                  "coefficient": Param("float", "N s m-1", "drag coefficient")}
+    description = "linear drag in plain numpy"
+
+    def __init__(self, instances, signal_specs):  # type: ignore[no-untyped-def]
+        super().__init__(instances, signal_specs)
+        self.c = np.array([p["coefficient"] for p in instances])
+
+    def evaluate(self, frames, ctx):  # type: ignore[no-untyped-def]
+        force = (-self.c[:, None] * frames[0].v)[:, None, :]
+        return force, np.zeros_like(force)
+
+
+def _dragged(registry: Registry) -> System:
+    s = System(gravity=[0.0, 0.0, -9.81], registry=registry)
+    s.add_body("ball", mass=2.0, inertia=[1.0, 1.0, 1.0], velocity=[1.0, 0.0, 0.0])
+    s.add_force("drag", "numpy_drag", body="ball", coefficient=0.8)
+    return s
+
+
+def test_a_plain_numpy_type_runs_on_the_python_path_and_says_so() -> None:
+    """A type without kernels still runs, correctly (exact exponential decay), on the
+    Python path, and the run says once which type keeps it there."""
+    registry = _registry_with([("force", NumpyDrag)], Registry())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ds = _dragged(registry).run(t_end=2.0, dt=1e-2)
+    said = [w for w in caught if issubclass(w.category, PythonPathWarning)]
+    assert len(said) == 1
+    assert "numpy_drag" in str(said[0].message) and "no compiled kernels" in str(
+        said[0].message)
+    t = ds.time.values
+    np.testing.assert_allclose(ds.body_velocity.sel(body="ball", xyz="x"),
+                               np.exp(-0.8 * t / 2.0), rtol=1e-9)
+    assert compiled_step(assemble(_dragged(registry))) is None
+
+
+def test_a_numpy_subclass_of_a_compiled_type_is_not_compiled_with_its_base() -> None:
+    """A subclass that overrides a method in numpy but inherits its base's kernels would
+    run its base's physics compiled: it is kept on the Python path instead."""
+    from frylinks_links.revolute import RevoluteLink
+
+    class Stiff(RevoluteLink):
+        name = "stiff_revolute"
+
+        def residual(self, rel, ctx):  # type: ignore[no-untyped-def]
+            return 2.0 * super().residual(rel, ctx)
+
+    why = Stiff([{}], []).compiled()
+    assert why is not None and "residual" in why
+    assert RevoluteLink([{}], []).compiled() is None
+
+
+@pytest.mark.parametrize("name", ["revolute", "prescribed_displacement", "world_force"])
+def test_check_compiled_passes_on_builtin_types(name: str) -> None:
+    """frylinks.testing.check_compiled on built-in types (every type is checked in
+    test_testing)."""
+    registry = Registry()
+    info = registry.get("link", name) or registry.get("force", name)
+    assert info is not None
+    check_compiled(info.cls, registry=registry)
+
+
+def test_check_compiled_catches_a_compiled_run_that_differs() -> None:
+    """check_compiled can fail: a type whose first block (the compiled run's) reads
+    twice its force in its kernel data is caught."""
+    from frylinks_forces.world import WorldForce
+
+    class Lying(WorldForce):
+        name = "lying_force"
+        made = 0
+
+        def kernel_data(self):  # type: ignore[no-untyped-def]
+            const, slot, frame, torque = super().kernel_data()
+            type(self).made += 1
+            return (2.0 * const if type(self).made == 1 else const), slot, frame, torque
+
+    with pytest.raises(AssertionError, match="differ in"):
+        check_compiled(Lying, [{"force": [1.0, 2.0, 3.0]}])
