@@ -62,20 +62,29 @@ class Checkpoint:
 
 
 def force_memory(model: Model) -> dict[str, Array]:
-    """Copies of every force block's declared ``memory`` arrays."""
-    return {f"{i}.{name}": np.array(getattr(blk.kind, name), dtype=float)
-            for i, blk in enumerate(model.force_blocks) for name in blk.kind.memory}
+    """Copies of every force block's and link block's declared ``memory`` arrays (keys
+    ``"<block>.<attribute>"`` for forces, ``"link<block>.<attribute>"`` for links)."""
+    out = {f"{i}.{name}": np.array(getattr(blk.kind, name), dtype=float)
+           for i, blk in enumerate(model.force_blocks) for name in blk.kind.memory}
+    out.update({f"link{i}.{name}": np.array(getattr(blk.kind, name), dtype=float)
+                for i, blk in enumerate(model.link_blocks)
+                for name in getattr(blk.kind, "memory", ())})
+    return out
 
 
 def restore_memory(model: Model, memory: dict[str, Array]) -> None:
-    """Put saved memory arrays back into the model's force blocks."""
+    """Put saved memory arrays back into the model's force and link blocks (in place
+    where the array exists: a compiled kernel holds it)."""
     for key, value in memory.items():
         i, name = key.split(".", 1)
-        kind = model.force_blocks[int(i)].kind
+        blocks: list[Any] = model.force_blocks
+        if i.startswith("link"):
+            blocks, i = model.link_blocks, i[4:]
+        kind = blocks[int(i)].kind
         current = getattr(kind, name, None)
         value = np.asarray(value, dtype=float)
         if isinstance(current, np.ndarray) and current.shape == value.shape:
-            current[...] = value  # in place: a compiled kernel holds this array
+            current[...] = value
         else:
             setattr(kind, name, value.copy())
 

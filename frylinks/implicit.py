@@ -693,7 +693,7 @@ class CompiledStepper:
             self.step_fn.data, x, q, v, w, z, s.angle_ref, arrays, h_prev, self._c,
             self.Dtan, self.dV, self._anchor, self.counters, self._colour, self._prow,
             self._pcol, self._mflat, self._mstart, self._build_cost, float(s.t), float(t0),
-            int(k0), int(k1), float(dt), True, *out)
+            int(k0), int(k1), float(dt), True, *out, False)
         if k > k0:
             s.set(State(float(t0 + k * dt), x, q, v, w, s.angle_ref, z))
         if status == NOT_CONVERGED:
@@ -725,15 +725,14 @@ class CompiledStepper:
         z = np.ascontiguousarray(anchor.get("z", none), dtype=float).reshape(-1)
         udot = np.ascontiguousarray(anchor["udot"], dtype=float).reshape(-1, 6)
         lam = np.ascontiguousarray(anchor.get("lam", none), dtype=float).reshape(-1)
-        mod, data = self.step_fn.module, self.step_fn.data
-        r, _, vals, _, _, _ = mod.ga_residual(data, t, x, q, v, w, z, angle_ref, angle_ref,
-                                              False, udot, lam)
-        mod.ga_build(data, t, x, q, v, w, z, angle_ref, udot, lam, self.coeff.gamma_prime(h),
-                     r, vals, self.Dtan, self.dV, self._mflat, self._mstart)
-        self.counters[0] += 1
-        for dst, src in zip(self._anchor, (x, q, v, w, z, udot, lam, np.array([t, h])),
-                            strict=True):
-            dst[...] = src.reshape(dst.shape)
+        nb = self.model.nb_bodies
+        mem = (udot, np.zeros((nb, 6)), lam, np.zeros(len(z)), np.zeros((nb, 6)),
+               np.zeros(len(z)))
+        self.step_fn.module.advance_ga(
+            self.step_fn.data, x, q, v, w, z, angle_ref, mem, np.zeros(1), self._c,
+            self.Dtan, self.dV, self._anchor, self.counters, self._colour, self._prow,
+            self._pcol, self._mflat, self._mstart, self._build_cost, t, t, 0, 0, h, False,
+            *self.step_fn.out_arrays(), True)
 
 
 def _take(model: Model, s: State, samples: int, step: int, t0: float, mem: Memory,

@@ -93,7 +93,19 @@ class ConstraintSolver:
             self._wood = (P, MbPt, np.linalg.inv(S))
         if not self.nb_rows:
             return
-        if self.dense:
+        if self.dense and self._wood is None:
+            # the compiled step's own factorisation, so both paths solve alike
+            from .engine import kernels as K
+
+            G = np.zeros((self.nb_rows, 6 * self.nb_bodies))
+            G[self.rows, self.cols] = values
+            self._G = G
+            A, L, ok = K.factor(G, np.ascontiguousarray(Minv, dtype=float))
+            if not ok:
+                raise SimulationError("constraint system is singular: the matrix "
+                                      "G M^-1 G^T is not positive definite")
+            self._A, self._lu = A, ("jit", L)
+        elif self.dense:
             G = np.zeros((self.nb_rows, 6 * self.nb_bodies))
             G[self.rows, self.cols] = values
             self._G = G
@@ -126,17 +138,27 @@ class ConstraintSolver:
             except RuntimeError as exc:
                 raise SimulationError(f"constraint system is singular: {exc}") from exc
 
+    def _jit(self) -> bool:
+        return isinstance(self._lu, tuple) and self._lu[0] == "jit"
+
     def G_dot(self, u: Array) -> Array:
         """``G @ u`` for ``u`` of shape ``(nb, 6)``."""
         if not self.nb_rows:
             return np.zeros(0)
+        if self._jit():
+            from .engine import kernels as K
+
+            return np.asarray(K.G_dot(self._G, np.ascontiguousarray(u, dtype=float)))
         return np.asarray(self._G @ u.reshape(-1))
 
     def minv(self, f: Array) -> Array:
         """``M^-1 f`` for ``f (nb, 6)`` (with the point-mass coupling, if any)."""
-        y = np.einsum("bij,bj->bi", self._Minv, f)
         if self._wood is None:
-            return y
+            from .engine import kernels as K
+
+            return np.asarray(K.minv(np.ascontiguousarray(self._Minv, dtype=float),
+                                     np.ascontiguousarray(f, dtype=float)))
+        y = np.einsum("bij,bj->bi", self._Minv, f)
         P, MbPt, Sinv = self._wood
         return y - (MbPt @ (Sinv @ (P @ y.reshape(-1)))).reshape(y.shape)
 
@@ -149,6 +171,11 @@ class ConstraintSolver:
         """``lam`` with ``A lam = rhs`` (regularised, then refined once)."""
         if not self.nb_rows:
             return np.zeros(0)
+        if self._jit():
+            from .engine import kernels as K
+
+            return np.asarray(K.multipliers(self._A, self._lu[1],
+                                            np.ascontiguousarray(rhs, dtype=float)))
         lam = self._solve(rhs)
         return lam + self._solve(rhs - self._A @ lam)
 
@@ -156,6 +183,11 @@ class ConstraintSolver:
         """``G^T lam`` as ``(nb, 6)``."""
         if not self.nb_rows:
             return np.zeros((self.nb_bodies, 6))
+        if self._jit():
+            from .engine import kernels as K
+
+            return np.asarray(K.G_T(self._G, np.ascontiguousarray(lam, dtype=float),
+                                    self.nb_bodies))
         return np.asarray(self._G.T @ lam).reshape(self.nb_bodies, 6)
 
     def correction(self, error: Array) -> Array:

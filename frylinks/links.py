@@ -139,6 +139,10 @@ class LinkType:
     #: numpy: such a type overrides the methods below, and a model that uses it runs on
     #: the engine's Python path.
     kernels: ClassVar[LinkKernels | None] = None
+    #: Names of instance attributes (float arrays, one row per link) that carry
+    #: information from one evaluation to the next (a length taken at the start): saved
+    #: in checkpoints and restored in place when a run resumes, as a force type's.
+    memory: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, instances: Sequence[Mapping[str, Any]],
                  signal_specs: list[SignalSpec] | None = None) -> None:

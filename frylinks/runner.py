@@ -190,10 +190,9 @@ def _say_path(model: Model, integrator: str) -> None:
         return  # scipy drives dop853 from Python in any case
     compiled_step(model)
     why = getattr(model, "python_reason", None)
-    if why and not why.startswith(("FRYLINKS_PYTHON", "frylinks.engine",
-                                   f"{model.nb_rows} constraint rows")):
+    if why and why[1]:  # a plugin's type (the engine's own reasons are documented)
         warnings.warn(f"this model runs on the Python path, several times slower than the "
-                      f"compiled step: {why}", PythonPathWarning, stacklevel=3)
+                      f"compiled step: {why[0]}", PythonPathWarning, stacklevel=3)
 
 
 def _assemble_initial(model: Model, s: State, warn: bool) -> None:

@@ -134,26 +134,29 @@ def model_data(model: Model) -> tuple[Any, ...]:
 
 # ----------------------------------------------------------------- why not compiled
 
-def not_compiled(model: Model) -> str | None:
-    """Why ``model`` cannot run compiled, or None."""
+def not_compiled(model: Model) -> tuple[str, bool] | None:
+    """Why ``model`` cannot run compiled, and whether a type of a plugin is the cause (a
+    type without kernels, a Python callable) rather than the engine (point masses, a
+    large sparse model); None when it can."""
     for blk in model.link_blocks:
         why = blk.kind.compiled()
         if why:
-            return why
+            return why, True
     for fblk in model.force_blocks:
         why = fblk.kind.compiled()
         if why:
-            return why
-        if fblk.has_point_masses:
-            return (f"force type '{fblk.kind.name}' carries point masses, which the compiled "
-                    "step does not couple yet")
+            return why, True
     for kind, _ in model.signals._blocks:
         why = kind.compiled()
         if why:
-            return why
+            return why, True
+    for fblk in model.force_blocks:
+        if fblk.has_point_masses:
+            return (f"force type '{fblk.kind.name}' may carry point masses, which only the "
+                    "Python path couples to the bodies", False)
     if model.nb_rows > DENSE_LIMIT:
         return (f"{model.nb_rows} constraint rows: the sparse factorisation of the Python "
-                f"path serves models above {DENSE_LIMIT}")
+                f"path serves models above {DENSE_LIMIT}", False)
     return None
 
 
@@ -438,13 +441,15 @@ def advance_rk4(D, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
 @kernel
 def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, anchor,
                counters, colour, prow, pcol, mflat, mstart, build_cost, t, t0, k0, k1, dt,
-               want_report, out_links, out_forces, out_udot, out_lam, out_zdot):
+               want_report, out_links, out_forces, out_udot, out_lam, out_zdot, build_only):
     """Steps k0 + 1 .. k1 (step k ends at t0 + k dt) as frylinks.implicit.Stepper.step:
     a step Newton cannot solve is taken as two halves, down to 1/64. The state (x0,
     q0, v0, w0, z0) and memory (udot, a, lam, zdot, udot_prev, zdot_prev; h_prev[0])
     are updated in place at each accepted step. With want_report, then the
     accelerations, multipliers, state rates and outputs at the end (k0 == k1: now).
-    Returns (status, steps accepted, value, value, value)."""
+    With build_only, only the kept tangent is built, at (t, x0, ...) with the
+    accelerations mem[0] and multipliers mem[2], for a step of length dt (where a
+    checkpointed run had it). Returns (status, steps accepted, value, value, value)."""
     am, af, gamma, beta = coeff[0], coeff[1], coeff[2], coeff[3]
     nb = len(x0)
     nr = D[0][6]
@@ -461,7 +466,7 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
     phase = 0  # 0: a Newton iterate's residual, 1: a finite difference, 2: report
     need_step = k0 < k1
     need_setup = False
-    if not need_step:
+    if not need_step and not build_only:
         if not want_report:
             return K.OK, k, 0.0, 0.0, 0
         phase = 2
@@ -495,6 +500,15 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
     c = 0
     d = 0
     eps = 1.0
+    if build_only:
+        x1, q1, v1, w1, z1 = N.copies(x0, q0, v0, w0, z0)
+        udot = mem[0].copy()
+        lam = mem[2].copy()
+        tt = t
+        gp = gamma / (h * beta)
+        rebuild = True
+        need_step = False
+        phase = 0
     cr = np.zeros((nb, 6))
     cphi = np.zeros(nr)
     cvals = np.zeros(12 * nr)
@@ -573,6 +587,8 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
                 N.add_reactions(Dtan, dV, lam, vrows, vcols, nb)
             counters[0] += 1
             N.keep_anchor(anchor, x1, q1, v1, w1, z1, udot, lam, tt, h)
+            if build_only:
+                return K.OK, k, 0.0, 0.0, 0
             rebuild = False
             refresh = True
             refreshed = False
@@ -823,13 +839,13 @@ def compiled_step(model: Model) -> CompiledStep | None:
     cached = getattr(model, "_compiled", False)
     if cached is not False:
         return cached  # type: ignore[no-any-return]
-    why = None
+    why: tuple[str, bool] | None = None
     if os.environ.get("FRYLINKS_PYTHON") == "1":
-        why = "FRYLINKS_PYTHON=1 asks for the Python path"
+        why = ("FRYLINKS_PYTHON=1 asks for the Python path", False)
     elif _FORCE_PYTHON[0]:
-        why = "frylinks.engine.compose.python_path() asks for the Python path"
+        why = ("frylinks.engine.compose.python_path() asks for the Python path", False)
     why = why or not_compiled(model)
     step = None if why else CompiledStep(model)
     model._compiled = step  # type: ignore[attr-defined]
-    model.python_reason = why  # type: ignore[attr-defined]
+    model.python_reason = why  # type: ignore[attr-defined]  # (text, a plugin's doing)
     return step

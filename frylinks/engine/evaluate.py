@@ -19,6 +19,7 @@ the state is projected back onto the position and velocity constraints.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +27,10 @@ from ..errors import SimulationError
 from ..forces import ForceContext
 from ..kinematics import BodyStates, NodeFrames, Relative, node_frames, relative
 from ..links import DOFS, LinkContext
-from ..rotations import cross, quat_multiply, rotvec_to_quat, skew
+from ..rotations import cross, quat_multiply, skew
+from . import kernels as K
+from . import newton as N
+from .compose import core_data
 from .model import Model, State, body_states
 
 Array = np.ndarray
@@ -74,9 +78,16 @@ def _constraints(model: Model, b: BodyStates, ctx: LinkContext, angle_out: Array
                  positions: bool = False) -> tuple[list[Relative], Array, Array, Array, Array]:
     """Per-block kinematics and the stacked values of G, residual (with ``positions``,
     else empty), velocity and acceleration right-hand sides (``c`` of the module doc).
-    With ``angle_out``, the unwrapped angles of single-rotation links are stored there."""
+    With ``angle_out``, the unwrapped angles of single-rotation links are stored there.
+    The rows go through the compiled step's own kernel (:func:`.kernels.add_rows`)."""
     rels: list[Relative] = []
-    vals, res, vel, acc = [], [], [], []
+    nr = model.nb_rows
+    values = np.zeros(12 * nr)
+    vel = np.zeros(nr)
+    acc = np.zeros(nr)
+    row_tau = np.zeros((nr, 6))
+    res = np.zeros(nr) if positions else np.zeros(0)
+    masks = []
     for blk in model.link_blocks:
         rel = relative(b, blk.master, blk.slave, need_bias=not positions)
         rels.append(rel)
@@ -86,15 +97,17 @@ def _constraints(model: Model, b: BodyStates, ctx: LinkContext, angle_out: Array
             if angle is not None:
                 angle_out[blk.index] = angle
         cons = blk.kind.constraints(rel, sub)
-        g = rel.constraint_jacobian(cons.rows)
-        vals.append(g.reshape(-1)[blk.value_mask])
+        rows = np.ascontiguousarray(cons.rows, dtype=float)
+        K.add_rows(values, vel, acc, row_tau, rows,
+                   np.ascontiguousarray(cons.velocity, dtype=float).reshape(rows.shape[:2]),
+                   np.ascontiguousarray(cons.acceleration, dtype=float).reshape(rows.shape[:2]),
+                   rel, blk.row_start, rel.constraint_jacobian(rows))
+        masks.append(blk.value_mask)
         if positions:
-            res.append(blk.kind.residual(rel, sub).reshape(-1))
-        vel.append(cons.velocity.reshape(-1))
-        acc.append((cons.acceleration - np.einsum("nci,ni->nc", cons.rows, rel.kappa))
-                   .reshape(-1))
-    cat = (lambda a: np.concatenate(a) if a else np.zeros(0))  # noqa: E731
-    return rels, cat(vals), cat(res), cat(vel), cat(acc)
+            n = blk.kind.nb_links * blk.kind.nb_constraints
+            res[blk.row_start: blk.row_start + n] = blk.kind.residual(rel, sub).reshape(-1)
+    vals = values[np.concatenate(masks)] if masks else np.zeros(0)
+    return rels, vals, res, vel, acc
 
 
 def _world_inertia(model: Model, b: BodyStates) -> Array:
@@ -105,25 +118,21 @@ def _world_inertia(model: Model, b: BodyStates) -> Array:
 
 def mass_blocks(model: Model, b: BodyStates) -> Array:
     """Each body's 6x6 mass matrix about its COG, world axes, added mass included."""
-    nb = model.nb_bodies
-    M = np.zeros((nb, 6, 6)) if model.added_mass is None else model.added_mass.copy()
-    for k in range(3):
-        M[:, k, k] += model.mass
-    M[:, 3:, 3:] += _world_inertia(model, b)
-    return M
+    return N.mass_blocks(_core(model), b.R, model.nb_bodies)
 
 
 def _mass_inverse(model: Model, b: BodyStates) -> Array:
-    """Block inverse of the bodies' mass matrices, ``(nb, 6, 6)``."""
-    if model.added_mass is not None:
-        # added mass couples translation and rotation: invert each body's whole 6x6
-        return np.linalg.inv(mass_blocks(model, b))
-    nb = model.nb_bodies
-    R = b.R[:nb]
-    Minv = np.zeros((nb, 6, 6))
-    Minv[:, 0, 0] = Minv[:, 1, 1] = Minv[:, 2, 2] = 1.0 / model.mass
-    Minv[:, 3:, 3:] = R @ model.inertia_inv @ np.swapaxes(R, 1, 2)
-    return Minv
+    """Block inverse of the bodies' mass matrices, ``(nb, 6, 6)`` (the compiled step's
+    kernel)."""
+    return K.mass_inverse(_core(model), b, model.nb_bodies)
+
+
+def _core(model: Model) -> tuple[Any, ...]:
+    """The model's arrays as the core kernels take them (built once per model)."""
+    core = getattr(model, "_core", None)
+    if core is None:
+        core = model._core = core_data(model)  # type: ignore[attr-defined]
+    return core
 
 
 def _scatter(f: Array, body: Array, wrench: Array) -> None:
@@ -174,10 +183,7 @@ def applied(model: Model, s: State, b: BodyStates, rels: list[Relative], ctx: Li
             static: bool = False) -> Loads:
     """Every applied force at state ``s`` (``b``, ``rels`` and ``ctx`` computed there)."""
     nb = model.nb_bodies
-    Iw = _world_inertia(model, b)
-    f = np.zeros((nb + 1, 6))
-    f[:nb, :3] = model.mass[:, None] * model.gravity
-    f[:nb, 3:] = -cross(s.w, np.einsum("nij,nj->ni", Iw, s.w))
+    f = K.body_loads(_core(model), b, nb)  # weight and gyroscopic torques
 
     springs: list[Array | None] = []
     for blk, rel in zip(model.link_blocks, rels, strict=True):
@@ -186,14 +192,14 @@ def applied(model: Model, s: State, b: BodyStates, rels: list[Relative], ctx: Li
             continue
         sub = LinkContext(ctx.t, ctx.signals, ctx.angle_ref[blk.index])
         gpos, gvel = blk.kind.coordinates(rel, sub)
-        Q = -np.einsum("nij,nj->ni", blk.K, gpos - blk.r0) - np.einsum("nij,nj->ni", blk.B, gvel)
-        springs.append(Q)
         E = blk.kind.free_basis(rel)
-        mu = np.einsum("nik,nk->ni", E,
-                       np.linalg.solve(np.einsum("nik,nil->nkl", E, E), Q[..., None])[..., 0])
-        gen = rel.generalized(mu)  # (n, 12): wrenches on A, then B
-        _scatter(f, blk.master.body, gen[:, :6])
-        _scatter(f, blk.slave.body, gen[:, 6:])
+        n, nf = blk.kind.nb_links, blk.kind.nb_free
+        springs.append(K.link_spring(
+            f, rel, np.ascontiguousarray(blk.K, dtype=float).reshape(n, nf, nf),
+            np.ascontiguousarray(blk.B, dtype=float).reshape(n, nf, nf),
+            np.ascontiguousarray(blk.r0, dtype=float).reshape(n, nf),
+            np.ascontiguousarray(gpos, dtype=float), np.ascontiguousarray(gvel, dtype=float),
+            np.ascontiguousarray(E, dtype=float), blk.master.body, blk.slave.body))
 
     fctx = ForceContext(s.t, ctx.signals[0], model.gravity, model.settings, static=static)
     wrenches: list[tuple[Array, Array]] = []
@@ -205,8 +211,8 @@ def applied(model: Model, s: State, b: BodyStates, rels: list[Relative], ctx: Li
         force, torque = fblk.kind.evaluate(frames, fctx)
         wrenches.append((force, torque))
         for k, (att, fr) in enumerate(zip(fblk.attachments, frames, strict=True)):
-            w = np.concatenate([force[:, k], torque[:, k] + cross(fr.r, force[:, k])], axis=1)
-            _scatter(f, att.body, w)
+            K.add_wrenches(f, att.body, fr.r, np.ascontiguousarray(force, dtype=float),
+                           np.ascontiguousarray(torque, dtype=float), k)
     fctx.states = np.zeros(0)
     f = f[:nb]
     coupling = _point_masses(model, all_frames, fctx, f)
@@ -293,7 +299,7 @@ def project(model: Model, s: State, iterations: int = 4, initial: bool = False) 
     constraints (nodes given roughly), so more Newton steps are allowed and no
     divergence is declared.
     """
-    s.q /= np.linalg.norm(s.q, axis=1, keepdims=True)
+    K.normalise(s.q)
     if not model.nb_rows:
         update_angle_refs(model, s)
         return 0.0
@@ -317,10 +323,7 @@ def project(model: Model, s: State, iterations: int = 4, initial: bool = False) 
         model.solver.factor(vals, Minv)
         if worst <= tol or it == limit or last:
             break
-        du = model.solver.correction(res)
-        s.x += du[:, :3]
-        s.q[:] = quat_multiply(rotvec_to_quat(du[:, 3:]), s.q)
-        s.q /= np.linalg.norm(s.q, axis=1, keepdims=True)
+        K.move(s.x, s.q, np.ascontiguousarray(model.solver.correction(res)))
         it += 1
         # Newton converges quadratically: from here one step reaches round-off, so the
         # next pass only refreshes G at the corrected positions for the velocity step

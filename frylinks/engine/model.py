@@ -265,7 +265,13 @@ def _prepare_forces(model: Model) -> None:
     mass = np.append(model.mass, 0.0)  # ground last
     for fblk in model.force_blocks:
         ctx.masses = [mass[att.body] for att in fblk.attachments]
-        fblk.kind.prepare([node_frames(b, att) for att in fblk.attachments], ctx)
+        frames = [node_frames(b, att) for att in fblk.attachments]
+        fblk.kind.prepare(frames, ctx)
+        if fblk.has_point_masses:
+            # a type that can carry point masses, whose elements here carry none (a
+            # spring without mass): nothing to couple
+            pm = fblk.kind.point_masses(frames, ctx)
+            fblk.has_point_masses = pm is not None and bool(np.any(pm[0] > 0))
         fblk.added = fblk.kind.added_mass()
         if fblk.added is not None:
             body = fblk.attachments[0].body
