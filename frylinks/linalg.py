@@ -52,6 +52,7 @@ class ConstraintSolver:
         self._G: Any = np.zeros((0, 0))
         self._Minv = np.zeros((nb_bodies, 6, 6))
         self._lu: Any = None
+        self._jit_factor = False
         self._A: Any = None
         self._wood: tuple[Array, Array, Array] | None = None
         if not self.dense and nb_rows:
@@ -85,6 +86,7 @@ class ConstraintSolver:
         """
         self._Minv = Minv
         self._wood = None
+        self._jit_factor = False
         if coupling is not None and len(coupling[1]):
             P, m = coupling
             MbPt = np.einsum("bij,kbj->bik", Minv,
@@ -104,7 +106,8 @@ class ConstraintSolver:
             if not ok:
                 raise SimulationError("constraint system is singular: the matrix "
                                       "G M^-1 G^T is not positive definite")
-            self._A, self._lu = A, ("jit", L)
+            self._A, self._lu = A, L
+            self._jit_factor = True
         elif self.dense:
             G = np.zeros((self.nb_rows, 6 * self.nb_bodies))
             G[self.rows, self.cols] = values
@@ -139,7 +142,8 @@ class ConstraintSolver:
                 raise SimulationError(f"constraint system is singular: {exc}") from exc
 
     def _jit(self) -> bool:
-        return isinstance(self._lu, tuple) and self._lu[0] == "jit"
+        """Factored by the compiled step's kernels (dense, without point masses)."""
+        return self._jit_factor
 
     def G_dot(self, u: Array) -> Array:
         """``G @ u`` for ``u`` of shape ``(nb, 6)``."""
@@ -174,7 +178,7 @@ class ConstraintSolver:
         if self._jit():
             from .engine import kernels as K
 
-            return np.asarray(K.multipliers(self._A, self._lu[1],
+            return np.asarray(K.multipliers(self._A, self._lu,
                                             np.ascontiguousarray(rhs, dtype=float)))
         lam = self._solve(rhs)
         return lam + self._solve(rhs - self._A @ lam)
