@@ -682,10 +682,10 @@ class CompiledStepper:
         nb, nr, nz = self.model.nb_bodies, self.model.nb_rows, len(s.z)
         dummy = (np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nr), np.zeros(nz),
                  np.zeros((nb, 6)), np.zeros(nz))
-        return self._run(s, dummy, np.zeros(1), 0, 0, 0.0, s.t)[1]
+        return self._run(s, dummy, np.zeros(1), 0, 0, 0.0, s.t, report=True)[1]
 
     def _run(self, s: State, arrays: tuple[Array, ...], h_prev: Array, k0: int, k1: int,
-             dt: float, t0: float) -> tuple[int, tuple[Array, ...]]:
+             dt: float, t0: float, report: bool = False) -> tuple[int, tuple[Array, ...]]:
         x, q, v, w, z = (np.ascontiguousarray(a, dtype=float).copy()
                          for a in (s.x, s.q, s.v, s.w, s.z))
         out = self.step_fn.out_arrays()
@@ -693,7 +693,7 @@ class CompiledStepper:
             self.step_fn.data, x, q, v, w, z, s.angle_ref, arrays, h_prev, self._c,
             self.Dtan, self.dV, self._anchor, self.counters, self._colour, self._prow,
             self._pcol, self._mflat, self._mstart, self._build_cost, float(s.t), float(t0),
-            int(k0), int(k1), float(dt), True, *out, False)
+            int(k0), int(k1), float(dt), report, *out, False)
         if k > k0:
             s.set(State(float(t0 + k * dt), x, q, v, w, s.angle_ref, z))
         if status == NOT_CONVERGED:
@@ -704,7 +704,8 @@ class CompiledStepper:
                 "violent for this dt, or the model is unstable")
         if status:
             raise_status(self.model, status, a, b, -1)
-        self.step_fn.keep_report(s, out)
+        if report:
+            self.step_fn.keep_report(s, out)
         return k, out
 
     def advance(self, s: State, mem: Memory, k0: int, k1: int, dt: float, t0: float

@@ -202,13 +202,9 @@ def relative_kernel(b: BodyStates, mbody: Array, moffset: Array, mrot: Array, mq
     tau = np.empty((n, 6))
     kappa = np.zeros((n, 6))
     lever_A = np.empty((n, 3))
-    delta = np.empty(3)
-    ddelta = np.empty(3)
-    dw = np.empty(3)
-    tmp = np.empty(3)
-    tmp2 = np.empty(3)
-    acc = np.empty(3)
-    out = np.empty(3)
+    work = np.empty((7, 3))  # one allocation for the row vectors below
+    delta, ddelta, dw, tmp, tmp2, acc, out = (work[0], work[1], work[2], work[3], work[4],
+                                              work[5], work[6])
     for i in range(n):
         Rm = fm.R[i]
         wA = fm.w[i]
@@ -268,10 +264,8 @@ def jacobian_rows(rel: Relative, rows: Array) -> Array:
     """
     n, nc = rows.shape[0], rows.shape[1]
     out = np.empty((n, nc, 12))
-    wl = np.empty(3)
-    wa = np.empty(3)
-    ma = np.empty(3)
-    mb = np.empty(3)
+    work = np.empty((4, 3))
+    wl, wa, ma, mb = work[0], work[1], work[2], work[3]
     for i in range(n):
         for c in range(nc):
             rotate3(rel.Rm[i], rows[i, c, 0:3], wl)
@@ -292,10 +286,8 @@ def generalized_kernel(rel: Relative, mu: Array) -> Array:
     body A then body B, ``(n, 12)``."""
     n = mu.shape[0]
     out = np.empty((n, 12))
-    f = np.empty(3)
-    t = np.empty(3)
-    ma = np.empty(3)
-    mb = np.empty(3)
+    work = np.empty((4, 3))
+    f, t, ma, mb = work[0], work[1], work[2], work[3]
     for i in range(n):
         rotate3(rel.Rm[i], mu[i, 0:3], f)
         rotate3(rel.Rm[i], mu[i, 3:6], t)

@@ -735,9 +735,9 @@ def load_step(source: str, modules: set[str]) -> ModuleType:
 class CompiledStep:
     """A model's compiled functions with its data (see the module doc).
 
-    Each advance ends with the outputs at the state it reached (the sample the run is
-    about to write), kept for :meth:`outputs`; ``stepper`` is the generalized-alpha
-    stepper using this step, if any (its entry gives the outputs of such a run)."""
+    :meth:`outputs` of a sample is a report of no step by the entry of the run's
+    integrator (``stepper``: the generalized-alpha stepper using this step, if any), so
+    a run compiles one entry; an advance may report too, and the report is kept."""
 
     def __init__(self, model: Model) -> None:
         self.model = model
@@ -761,7 +761,7 @@ class CompiledStep:
     # -- what the integrators call
 
     def advance_rk4(self, s: State, k0: int, k1: int, dt: float, t0: float,
-                    report: bool = True) -> None:
+                    report: bool = False) -> None:
         """rk4 steps ``k0 + 1 .. k1`` from ``s`` (in place), then (``report``) the
         outputs there; raises SimulationError on divergence with ``s`` at the last
         accepted step."""
@@ -785,7 +785,7 @@ class CompiledStep:
             if self.stepper is not None:
                 self.stepper.report(s)
             else:
-                self.advance_rk4(s, 0, 0, 0.0, s.t)
+                self.advance_rk4(s, 0, 0, 0.0, s.t, report=True)
         assert self._report is not None
         out_links, out_forces, udot, lam, _ = self._report[1]
         return udot, out_links, out_forces, lam

@@ -35,8 +35,8 @@ def body_loads(core: tuple[Any, ...], b: BodyStates, nb: int) -> Array:
     mass, inertia, gravity = core[0], core[1], core[3]
     f = np.zeros((nb + 1, 6))
     Iw = np.empty((3, 3))
-    Iww = np.empty(3)
-    t = np.empty(3)
+    work = np.empty((2, 3))
+    Iww, t = work[0], work[1]
     for i in range(nb):
         for j in range(3):
             f[i, j] = mass[i] * gravity[j]
