@@ -8,7 +8,8 @@
 * ``quadratic_damping``: ``F_i = -sum_j D_ij r_j |r_j|``, ``r`` the body's velocity
   relative to the current (translations; rotations as they are).
 
-Every force acts at the COG, world axes (the torque about the COG).
+Every force acts at the COG, world axes (the torque about the COG). Each type's
+evaluation is a compiled kernel (:mod:`frylinks.jit`) at the end of the module.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from typing import Any
 import numpy as np
 
 from frylinks.errors import ModelError
-from frylinks.forces import ForceContext, ForceType
+from frylinks.forces import ForceContext, ForceKernels, ForceType
+from frylinks.jit import kernel
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
 
 from . import dofs
-from .dofs import MATRIX_DOC
+from .dofs import MATRIX_DOC, displacement6, matvec6, put_wrench
 
 Array = np.ndarray
 
@@ -64,9 +66,8 @@ class LinearDamping(BodyCoefficients):
     examples = [{"damping": {"heave": 1.0e4, "pitch": 2.0e5}},
                 {"damping": (np.eye(6) * 3.0 + 0.5).tolist()}]
 
-    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> tuple[Array, Array]:
-        f = frames[0]
-        return _wrench(-dofs.apply(self.matrix, dofs.velocity(f.v, f.w)))
+    def kernel_data(self) -> tuple[Any, ...]:
+        return (self.matrix,)
 
 
 class QuadraticDamping(BodyCoefficients):
@@ -79,12 +80,17 @@ class QuadraticDamping(BodyCoefficients):
     description = "quadratic (drag) damping of a body's 6 DOFs, relative to the current"
     examples = [{"damping": {"surge": 5.0e3, "heave": 1.0e4, "yaw": 1.0e5}}]
 
-    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> tuple[Array, Array]:
-        f = frames[0]
+    def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
+        super().__init__(instances, signal_specs)
+        #: The environment's uniform current [m s-1] (zero without one), from prepare().
+        self.current = np.zeros(3)
+
+    def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
         env = ctx.settings.get("environment")
-        current = np.zeros(3) if env is None else env.current
-        r = dofs.velocity(f.v - current, f.w)
-        return _wrench(-dofs.apply(self.matrix, r * np.abs(r)))
+        self.current[:] = 0.0 if env is None else np.asarray(env.current, dtype=float)
+
+    def kernel_data(self) -> tuple[Any, ...]:
+        return (self.matrix, self.current)
 
 
 class AddedMass(BodyCoefficients):
@@ -108,10 +114,6 @@ class AddedMass(BodyCoefficients):
 
     def added_mass(self) -> Array | None:
         return self.matrix
-
-    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> tuple[Array, Array]:
-        zero = np.zeros((self.nb_forces, 1, 3))
-        return zero, zero.copy()
 
 
 class LinearHydrostatics(ForceType):
@@ -165,15 +167,85 @@ class LinearHydrostatics(ForceType):
         self.p_ref, self.q_ref, self.buoyancy = np.zeros((n, 3)), np.zeros((n, 4)), np.zeros((n, 3))
 
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
+        # in place: the kernel data holds these arrays
         f = frames[0]
-        self.p_ref = np.array([f.p[i] if g is None else np.asarray(g, dtype=float)
-                               for i, g in enumerate(self._given)]).reshape(-1, 3)
-        self.q_ref = f.q.copy()
-        self.buoyancy = -ctx.masses[0][:, None] * ctx.gravity[None, :]
+        for i, g in enumerate(self._given):
+            self.p_ref[i] = f.p[i] if g is None else np.asarray(g, dtype=float)
+        self.q_ref[...] = f.q
+        self.buoyancy[...] = -ctx.masses[0][:, None] * ctx.gravity[None, :]
 
-    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> tuple[Array, Array]:
-        f = frames[0]
-        xi = dofs.displacement(f.p, f.q, self.p_ref, self.q_ref)
-        gen = -dofs.apply(self.stiffness, xi)
-        gen[:, :3] += self.buoyancy
-        return _wrench(gen)
+    def kernel_data(self) -> tuple[Any, ...]:
+        return (self.stiffness, self.p_ref, self.q_ref, self.buoyancy)
+
+
+# ---------------------------------------------------------------------------- kernels
+
+@kernel
+def linear_damping(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                   signals: Array, gravity: Array, states: Array, static: bool, force: Array,
+                   torque: Array) -> None:
+    """``F = -B xi'`` on each body."""
+    (matrix,) = data
+    f = frames[0]
+    u = np.empty(6)
+    gen = np.empty(6)
+    for i in range(len(matrix)):
+        for k in range(3):
+            u[k] = f.v[i, k]
+            u[3 + k] = f.w[i, k]
+        gen[:] = 0.0
+        matvec6(matrix[i], u, -1.0, gen)
+        put_wrench(gen, force[i, 0], torque[i, 0])
+
+
+@kernel
+def quadratic_damping(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                      signals: Array, gravity: Array, states: Array, static: bool,
+                      force: Array, torque: Array) -> None:
+    """``F_i = -sum_j D_ij r_j |r_j|``, ``r`` the body's velocity relative to the current."""
+    matrix, current = data
+    f = frames[0]
+    r = np.empty(6)
+    gen = np.empty(6)
+    for i in range(len(matrix)):
+        for k in range(3):
+            r[k] = f.v[i, k] - current[k]
+            r[3 + k] = f.w[i, k]
+        for k in range(6):
+            r[k] = r[k] * abs(r[k])
+        gen[:] = 0.0
+        matvec6(matrix[i], r, -1.0, gen)
+        put_wrench(gen, force[i, 0], torque[i, 0])
+
+
+@kernel
+def added_mass(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+               signals: Array, gravity: Array, states: Array, static: bool, force: Array,
+               torque: Array) -> None:
+    """No wrench of its own: the matrix is in the body's mass matrix (its ``-A u'`` is
+    reported by the engine)."""
+
+
+@kernel
+def linear_hydrostatics(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                        signals: Array, gravity: Array, states: Array, static: bool,
+                        force: Array, torque: Array) -> None:
+    """``F = W - K xi`` on each body, ``xi`` from the equilibrium pose."""
+    stiffness, p_ref, q_ref, buoyancy = data
+    f = frames[0]
+    xi = np.empty(6)
+    gen = np.empty(6)
+    work = np.empty(4)
+    for i in range(len(stiffness)):
+        displacement6(f.p[i], f.q[i], p_ref[i], q_ref[i], work, xi)
+        gen[:] = 0.0
+        matvec6(stiffness[i], xi, -1.0, gen)
+        for k in range(3):
+            gen[k] += buoyancy[i, k]
+        put_wrench(gen, force[i, 0], torque[i, 0])
+
+
+LinearDamping.kernels = ForceKernels(linear_damping)
+QuadraticDamping.kernels = ForceKernels(quadratic_damping)
+AddedMass.kernels = ForceKernels(added_mass)
+LinearHydrostatics.kernels = ForceKernels(linear_hydrostatics)

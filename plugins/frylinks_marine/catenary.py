@@ -21,10 +21,12 @@ those of FAST v7, MAP++ and MoorPy (Jonkman 2007, eqs. 2-38 and 2-55):
       X = L_B + H/w asinh(V/H) + c H L - c C_B w / 2 (L_B^2 - max(x_B, 0)^2)
       Z = H/w [sqrt(1 + (V/H)^2) - 1] + c V^2 / (2 w)
 
-They are solved by Newton's method on all lines at once (numpy arrays, no loop over
-lines), from a previous solution (a warm start) or from the line's inextensible catenary
-(:func:`_initial_guess`). A step never takes away more than 90 % of ``H`` or ``V`` (they
-stay positive) and is halved until the residual falls (Armijo's rule). The suspended
+They are solved by Newton's method, line by line in a compiled kernel
+(:func:`solve_line`, :func:`solve_lines`; the one implementation, which :func:`solve`
+and the ``catenary_line`` force type call), from a previous solution (a warm start) or
+from the line's inextensible catenary (:func:`_initial_guess`). A step never takes away
+more than 90 % of ``H`` or ``V`` (they stay positive) and is halved until the residual
+falls (Armijo's rule). The suspended
 equations are evaluated in forms without cancellation (:func:`_suspended`), so that a
 taut line, whose ``H / w`` is far larger than ``L``, keeps its digits. A line's
 iterations stop at the first iterate whose Newton step is below ``RTOL (H + V)`` (or
@@ -48,7 +50,9 @@ Three cases have a closed form and skip the iterations:
 Lines that cannot hang between their ends raise :class:`~frylinks.errors.SimulationError`
 naming the line: a fairlead below the seabed (``Z < 0``), an inextensible line not
 longer than the straight distance between its ends, a line stretched by more than 100 %
-(``T > EA``), or iterations that do not converge.
+(``T > EA``), or iterations that do not converge. The kernel cannot raise: it returns a
+status code per line (:data:`FAILURES`) with the values the message shows, and
+:func:`raise_failure` turns them into that error.
 
 References
 ----------
@@ -63,12 +67,14 @@ B. R. Peyrot, A. M. Goulois, *Analysis of cable structures*, Computers & Structu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from frylinks.errors import SimulationError
+from frylinks.jit import kernel
 
 Array = np.ndarray
 
@@ -99,6 +105,27 @@ NEAR = 1e-6
 BISECTIONS = 20
 #: A line whose fairlead tension exceeds ``MAX_STRAIN * EA`` is refused.
 MAX_STRAIN = 1.0
+
+#: Status codes of a line (:func:`solve_line`): 0 solved, else the first check it fails,
+#: in the order the checks are made.
+OK, NON_FINITE, BELOW_SEABED, TOO_SHORT, NO_CONVERGENCE, OVERSTRETCHED = range(6)
+#: Per failure code: what the message says, and the values it shows (``"name [units]"``,
+#: the columns of the ``info`` rows the kernel fills).
+FAILURES: dict[int, tuple[str, tuple[str, ...]]] = {
+    NON_FINITE: ("non-finite fairlead position", ("X [m]", "Z [m]")),
+    BELOW_SEABED: ("the fairlead is below the seabed (the anchor's level)", ("Z [m]",)),
+    TOO_SHORT: ("an inextensible line must be longer than the straight distance between "
+                "its ends (or give it an axial stiffness)", ("distance [m]", "L [m]")),
+    NO_CONVERGENCE: (f"no convergence in {MAX_ITERATIONS} iterations",
+                     ("X [m]", "Z [m]", "L [m]")),
+    OVERSTRETCHED: (f"stretched by more than {MAX_STRAIN:.0%} (fairlead tension above EA); "
+                    "check the anchor, length and axial_stiffness", ("tension [N]", "EA [N]")),
+}
+#: Columns of a line's row of results (:func:`solve_line`).
+NB_RESULTS = 8
+
+#: The shape equations' errors and Jacobian: ``rx, rz, dX/dH, dX/dV, dZ/dH, dZ/dV``.
+Residual = tuple[float, float, float, float, float, float]
 
 
 @dataclass(frozen=True)
@@ -167,124 +194,181 @@ def solve(horizontal_distance: Array, height: Array, length: Array, weight: Arra
     SimulationError
         A line that cannot hang between its ends (module doc), naming it.
     """
-    x, z, L, w = (np.asarray(a, dtype=float).reshape(-1)
+    x, z, L, w = (np.ascontiguousarray(a, dtype=float).reshape(-1)
                   for a in (horizontal_distance, height, length, weight))
     n = x.size
-    c = 1.0 / np.broadcast_to(np.asarray(axial_stiffness, dtype=float), (n,))
+    with np.errstate(divide="ignore"):
+        c = 1.0 / np.broadcast_to(np.asarray(axial_stiffness, dtype=float), (n,))
     cb = np.broadcast_to(np.asarray(seabed_friction, dtype=float), (n,)).copy()
-    label = _labels(names, n)
-    with np.errstate(all="ignore"):
-        return _solve(x, z, L, w, c, cb, guess, label)
+    g = (np.zeros((n, 2)) if guess is None
+         else np.array(guess, dtype=float).reshape(n, 2))
+    out = np.zeros((n, NB_RESULTS))
+    code = np.zeros(n, dtype=np.int64)
+    info = np.zeros((n, 3))
+    solve_lines(x, z, L, w, np.ascontiguousarray(c), cb, g, out, code, info)
+    raise_failure(code, info, names)
+    return solution(out)
 
 
-def _labels(names: Sequence[str] | None, n: int) -> Sequence[str]:
-    return names if names is not None else [f"catenary line {i}" for i in range(n)]
+def solution(out: Array) -> CatenarySolution:
+    """The :class:`CatenarySolution` of the kernel's results ``(n, NB_RESULTS)``."""
+    h, v, t, ah, av, at, laid = (out[:, k].copy() for k in range(7))
+    return CatenarySolution(h, v, t, ah, av, at, laid, out[:, 7].astype(int))
 
 
-def _fail(label: Sequence[str], bad: Array, why: str, values: dict[str, Array]) -> None:
-    """Raise for the first line flagged in ``bad``, if any, showing its ``values``
-    (keyed ``"name [units]"``)."""
+def failure(code: Array, info: Array, names: Sequence[str] | None = None) -> str | None:
+    """The message of the lines' status ``code (n,)`` and ``info (n, 3)`` from
+    :func:`solve_lines`, or None when every line was solved: the first check (in the
+    order of :data:`FAILURES`) that some line fails, naming the first such line and
+    counting the others, with the values it shows."""
+    bad = np.asarray(code) != OK
     if not bad.any():
-        return
-    i = int(np.flatnonzero(bad)[0])
+        return None
+    worst = int(np.asarray(code)[bad].min())
+    flagged = np.asarray(code) == worst
+    i = int(np.flatnonzero(flagged)[0])
+    label = names[i] if names is not None else f"catenary line {i}"
+    why, keys = FAILURES[worst]
     shown = []
-    for key, v in values.items():
+    for k, key in enumerate(keys):
         name, _, units = key.partition(" [")
-        shown.append(f"{name} = {v[i]:.6g}" + (f" {units[:-1]}" if units else ""))
-    more = int(bad.sum()) - 1
+        shown.append(f"{name} = {info[i, k]:.6g}" + (f" {units[:-1]}" if units else ""))
+    more = int(flagged.sum()) - 1
     others = f" (and {more} other line{'s' * (more > 1)})" if more else ""
-    raise SimulationError(f"{label[i]}{others}: {why} ({', '.join(shown)})")
+    return f"{label}{others}: {why} ({', '.join(shown)})"
 
 
-def hanging_length(height: Array, weight: Array, compliance: Array) -> Array:
+def raise_failure(code: Array, info: Array, names: Sequence[str] | None = None) -> None:
+    """Raise :class:`SimulationError` with :func:`failure`'s message, if any."""
+    message = failure(code, info, names)
+    if message is not None:
+        raise SimulationError(message)
+
+
+# ---------------------------------------------------------------------------- kernels
+
+@kernel
+def _max(a: float, b: float) -> float:
+    """``np.maximum`` of two numbers (a NaN wins)."""
+    if a != a or b != b:
+        return math.nan
+    return a if a >= b else b
+
+
+@kernel
+def _min(a: float, b: float) -> float:
+    """``np.minimum`` of two numbers (a NaN wins)."""
+    if a != a or b != b:
+        return math.nan
+    return a if a <= b else b
+
+
+@kernel
+def hanging_length(height: float, weight: float, compliance: float) -> float:
     """Unstretched length ``L_s`` of a line hanging straight down over ``height`` under
     its own weight: ``L_s + c w L_s^2 / 2 = Z`` (``c = 1 / EA``)."""
-    return 2.0 * height / (1.0 + np.sqrt(1.0 + 2.0 * compliance * weight * height))
+    return 2.0 * height / (1.0 + math.sqrt(1.0 + 2.0 * compliance * weight * height))
 
 
-def _solve(x: Array, z: Array, L: Array, w: Array, c: Array, cb: Array,
-           guess: Array | None, label: Sequence[str]) -> CatenarySolution:
-    n = x.size
-    _fail(label, ~(np.isfinite(x) & np.isfinite(z)), "non-finite fairlead position",
-          {"X [m]": x, "Z [m]": z})
-    _fail(label, z < -Z_TOLERANCE * L,
-          "the fairlead is below the seabed (the anchor's level)", {"Z [m]": z})
-    z = np.maximum(z, 0.0)
-    H = np.zeros(n)
-    V = np.zeros(n)
-    laid = np.zeros(n)
-    iterations = np.zeros(n, dtype=int)
+@kernel
+def solve_lines(x: Array, z: Array, L: Array, w: Array, c: Array, cb: Array, guess: Array,
+                out: Array, code: Array, info: Array) -> None:
+    """:func:`solve_line` on each of ``n`` lines (``c = 1 / EA``, ``guess (n, 2)``), into
+    ``out (n, NB_RESULTS)``, ``code (n,)`` and ``info (n, 3)``."""
+    for i in range(len(x)):
+        code[i] = solve_line(x[i], z[i], L[i], w[i], c[i], cb[i], guess[i, 0], guess[i, 1],
+                             out[i], info[i])
+
+
+@kernel
+def solve_line(x: float, z: float, L: float, w: float, c: float, cb: float, gh: float,
+               gv: float, out: Array, info: Array) -> int:
+    """One line (module doc), from the warm start ``gh, gv`` when both are positive and
+    finite. Fills ``out``: ``H, V, tension, anchor_horizontal, anchor_vertical,
+    anchor_tension, laid_length, iterations``, and returns :data:`OK`; or returns the
+    failure's code with the values its message shows in ``info`` (:data:`FAILURES`)."""
+    if not (math.isfinite(x) and math.isfinite(z)):
+        info[0], info[1] = x, z
+        return NON_FINITE
+    if z < -Z_TOLERANCE * L:
+        info[0] = z
+        return BELOW_SEABED
+    z = _max(z, 0.0)
+    H = 0.0
+    V = 0.0
+    laid = 0.0
+    its = 0
     hanging = hanging_length(z, w, c)
     slack = L - hanging >= x
-    d = np.hypot(x, z)
-    _fail(label, (c == 0) & (d >= L) & ~slack,
-          "an inextensible line must be longer than the straight distance between its "
-          "ends (or give it an axial stiffness)", {"distance [m]": d, "L [m]": L})
-    V[slack] = (w * hanging)[slack]
-    laid[slack] = (L - hanging)[slack]
-    vertical = ~slack & (x <= VERTICAL * L)
-    V[vertical] = ((z - L) / (c * L) + 0.5 * w * L)[vertical]
-    seabed = ~slack & ~vertical & (z == 0.0)
-    if seabed.any():
-        H[seabed] = _on_seabed(x, L, w, c, cb)[seabed]
-    laid[seabed] = L[seabed]
-
-    todo = np.flatnonzero(~(slack | vertical | seabed))
-    if todo.size:
-        g = (np.zeros((todo.size, 2)) if guess is None
-             else np.asarray(guess, dtype=float).reshape(n, 2)[todo])
-        warm = np.all(np.isfinite(g) & (g > 0), axis=1)
-        h, v, ok, its = _attempt(todo, g, warm, x, z, L, w, c, cb, d)
-        retry = todo[~ok & warm]
-        if retry.size:
-            again = ~ok & warm
-            h[again], v[again], ok[again], more = _attempt(
-                retry, g[again], np.zeros(retry.size, dtype=bool), x, z, L, w, c, cb, d)
-            its[again] += more
-        _fail([label[int(i)] for i in todo], ~ok,
-              f"no convergence in {MAX_ITERATIONS} iterations",
-              {"X [m]": x[todo], "Z [m]": z[todo], "L [m]": L[todo]})
-        H[todo], V[todo], iterations[todo] = h, v, its
-        laid[todo] = np.maximum(L[todo] - v / w[todo], 0.0)
-
-    tension = np.hypot(H, V)
-    _fail(label, c * tension > MAX_STRAIN,
-          f"stretched by more than {MAX_STRAIN:.0%} (fairlead tension above EA); check the "
-          "anchor, length and axial_stiffness", {"tension [N]": tension, "EA [N]": 1.0 / c})
-    grounded = laid > 0
-    anchor_h = np.where(grounded, np.maximum(H - cb * w * laid, 0.0), H)
-    anchor_v = np.where(grounded, 0.0, V - w * L)
-    anchor_h[slack] = 0.0
-    anchor_v[slack] = 0.0
-    return CatenarySolution(H, V, tension, anchor_h, anchor_v, np.hypot(anchor_h, anchor_v),
-                            laid, iterations)
+    d = math.hypot(x, z)
+    if c == 0 and d >= L and not slack:
+        info[0], info[1] = d, L
+        return TOO_SHORT
+    if slack:
+        V = w * hanging
+        laid = L - hanging
+    elif x <= VERTICAL * L:
+        V = (z - L) / (c * L) + 0.5 * w * L
+    elif z == 0.0:
+        H = _on_seabed(x, L, w, c, cb)
+        laid = L
+    else:
+        warm = math.isfinite(gh) and math.isfinite(gv) and gh > 0 and gv > 0
+        H, V, ok, its = _attempt(gh, gv, warm, x, z, L, w, c, cb, d)
+        if not ok and warm:
+            H, V, ok, more = _attempt(gh, gv, False, x, z, L, w, c, cb, d)
+            its += more
+        if not ok:
+            info[0], info[1], info[2] = x, z, L
+            return NO_CONVERGENCE
+        laid = _max(L - V / w, 0.0)
+    tension = math.hypot(H, V)
+    if c * tension > MAX_STRAIN:
+        info[0], info[1] = tension, 1.0 / c
+        return OVERSTRETCHED
+    if slack:
+        anchor_h = 0.0
+        anchor_v = 0.0
+    elif laid > 0:
+        anchor_h = _max(H - cb * w * laid, 0.0)
+        anchor_v = 0.0
+    else:
+        anchor_h = H
+        anchor_v = V - w * L
+    out[0], out[1], out[2] = H, V, tension
+    out[3], out[4], out[5] = anchor_h, anchor_v, math.hypot(anchor_h, anchor_v)
+    out[6], out[7] = laid, its
+    return OK
 
 
-def _attempt(i: Array, guess: Array, warm: Array, x: Array, z: Array, L: Array, w: Array,
-             c: Array, cb: Array, d: Array) -> tuple[Array, Array, Array, Array]:
-    """:func:`_newton` on lines ``i``: from ``guess`` where ``warm``, otherwise from
+@kernel
+def _attempt(gh: float, gv: float, warm: bool, x: float, z: float, L: float, w: float,
+             c: float, cb: float, d: float) -> tuple[float, float, bool, int]:
+    """:func:`_newton` from ``gh, gv`` when ``warm``, otherwise from
     :func:`_initial_guess`, with at most :data:`WARM_ITERATIONS` from a warm start."""
-    start = np.array(guess, dtype=float)
-    if not warm.all():
-        cold = i[~warm]
-        start[~warm] = _initial_guess(x[cold], z[cold], L[cold], w[cold], c[cold], d[cold])
-    return _newton(start, x[i], z[i], L[i], w[i], c[i], cb[i],
-                   limit=np.where(warm, WARM_ITERATIONS, MAX_ITERATIONS))
+    if warm:
+        return _newton(gh, gv, x, z, L, w, c, cb, WARM_ITERATIONS)
+    h, v = _initial_guess(x, z, L, w, c, d)
+    return _newton(h, v, x, z, L, w, c, cb, MAX_ITERATIONS)
 
 
-def _on_seabed(x: Array, L: Array, w: Array, c: Array, cb: Array) -> Array:
-    """Horizontal tension of lines lying stretched on the seabed (``Z = 0``, ``X > L``;
+@kernel
+def _on_seabed(x: float, L: float, w: float, c: float, cb: float) -> float:
+    """Horizontal tension of a line lying stretched on the seabed (``Z = 0``, ``X > L``;
     ``c > 0`` is checked by the caller): uniform without friction; with friction, falling
     towards the anchor, to zero before it when the stretch is small (MoorPy's profile 0)."""
     strain = x / L - 1.0
     uniform = strain / c
-    reaches_anchor = uniform >= 0.5 * cb * w * L
-    with_friction = np.where(reaches_anchor, uniform + 0.5 * cb * w * L,
-                             np.sqrt(2.0 * cb * w * (x - L) / c))
-    return np.where(cb > 0, with_friction, uniform)
+    if not cb > 0:
+        return uniform
+    if uniform >= 0.5 * cb * w * L:
+        return uniform + 0.5 * cb * w * L
+    return math.sqrt(2.0 * cb * w * (x - L) / c)
 
 
-def _initial_guess(x: Array, z: Array, L: Array, w: Array, c: Array, d: Array) -> Array:
+@kernel
+def _initial_guess(x: float, z: float, L: float, w: float, c: float, d: float
+                   ) -> tuple[float, float]:
     """``[H, V]`` to start the iterations from.
 
     A line longer than the distance between its ends starts from its **inextensible**
@@ -296,154 +380,131 @@ def _initial_guess(x: Array, z: Array, L: Array, w: Array, c: Array, d: Array) -
     stretched line starts from the tension its straight stretch gives, at least
     Peyrot and Goulois' taut guess (FAST, MoorPy).
     """
-    span = np.sqrt(np.maximum(L * L - z * z, 0.0))
-    lo = np.full(x.shape, np.log(1e-9 * L))
-    hi = np.full(x.shape, np.log(1e9 * L))
+    span = math.sqrt(_max(L * L - z * z, 0.0))
+    lo = math.log(1e-9 * L)
+    hi = math.log(1e9 * L)
     for _ in range(BISECTIONS):
         mid = 0.5 * (lo + hi)
-        a = np.exp(mid)
-        hanging = np.sqrt(z * z + 2.0 * a * z)
-        reach = np.where(hanging <= L, L - hanging + a * np.arcsinh(hanging / a),
-                         2.0 * a * np.arcsinh(span / (2.0 * a)))
-        beyond = reach > x
-        hi = np.where(beyond, mid, hi)
-        lo = np.where(beyond, lo, mid)
-    a = np.exp(0.5 * (lo + hi))
-    hanging = np.sqrt(z * z + 2.0 * a * z)
-    middle = a * np.arctanh(np.minimum(z / L, 1.0 - 1e-16))
-    v_slack = np.where(hanging <= L, w * hanging,
-                       w * a * np.sinh(np.minimum((middle + 0.5 * x) / a, 700.0)))
-    taut = np.where(c > 0, (d / L - 1.0) / c, 0.0)
-    h = np.where(d < L, w * a, np.maximum(taut * x / d, 2.5 * w * x))
-    v = np.where(d < L, v_slack, np.maximum(taut * z / d, 0.5 * w * (z / np.tanh(0.2)))
-                 + 0.5 * w * L)
+        a = math.exp(mid)
+        hanging = math.sqrt(z * z + 2.0 * a * z)
+        if hanging <= L:
+            reach = L - hanging + a * math.asinh(hanging / a)
+        else:
+            reach = 2.0 * a * math.asinh(span / (2.0 * a))
+        if reach > x:
+            hi = mid
+        else:
+            lo = mid
+    a = math.exp(0.5 * (lo + hi))
+    if d < L:
+        hanging = math.sqrt(z * z + 2.0 * a * z)
+        if hanging <= L:
+            v = w * hanging
+        else:
+            middle = a * math.atanh(_min(z / L, 1.0 - 1e-16))
+            v = w * a * math.sinh(_min((middle + 0.5 * x) / a, 700.0))
+        h = w * a
+    else:
+        taut = (d / L - 1.0) / c if c > 0 else 0.0
+        h = _max(taut * x / d, 2.5 * w * x)
+        v = _max(taut * z / d, 0.5 * w * (z / math.tanh(0.2))) + 0.5 * w * L
     tiny = 1e-12 * w * L
-    return np.stack([np.maximum(h, tiny), np.maximum(v, tiny)], axis=1)
+    return _max(h, tiny), _max(v, tiny)
 
 
-def _newton(start: Array, x: Array, z: Array, L: Array, w: Array, c: Array, cb: Array,
-            limit: Array | int) -> tuple[Array, Array, Array, Array]:
-    """Damped Newton iterations on ``[H, V]`` from ``start (m, 2)``.
+@kernel
+def _newton(H: float, V: float, x: float, z: float, L: float, w: float, c: float, cb: float,
+            limit: int) -> tuple[float, float, bool, int]:
+    """Damped Newton iterations on ``[H, V]`` from ``H, V``, at most ``limit``.
 
     Each step keeps ``H`` and ``V`` above ``1 - MAX_DECREASE`` of their values and is
     halved until the squared residual falls (Armijo's rule: the Newton direction goes
     downhill), except near the solution, where full steps converge quadratically.
-
-    Parameters
-    ----------
-    limit
-        Most iterations per line.
-
-    Returns
-    -------
-    H, V : (m,) ndarray
-    converged : (m,) bool ndarray
-    iterations : (m,) int ndarray
+    Returns ``H, V``, whether they converged, and the iterations made.
     """
-    m = x.size
-    limit = np.broadcast_to(limit, (m,))
-    H, V = start[:, 0].copy(), start[:, 1].copy()
-    done = np.zeros(m, dtype=bool)
-    failed = np.zeros(m, dtype=bool)
-    its = np.zeros(m, dtype=int)
+    its = 0
     scale = L + x + z
-    E = _residual(H, V, x, z, L, w, c, cb)    # (6, m): rx rz jxh jxv jzh jzv
+    rx, rz, jxh, jxv, jzh, jzv = _residual(H, V, x, z, L, w, c, cb)
+    keep = 1.0 - MAX_DECREASE
     while True:
-        a = np.flatnonzero(~done & ~failed)
-        if not a.size:
-            break
-        h, v = H[a], V[a]
-        rx, rz, jxh, jxv, jzh, jzv = E[:, a]
         det = jxh * jzv - jxv * jzh
         dh = -(jzv * rx - jxv * rz) / det
         dv = -(jxh * rz - jzh * rx) / det
-        size = np.maximum(np.abs(rx), np.abs(rz))
-        step = np.maximum(np.abs(dh), np.abs(dv)) / (h + v)
-        small = (step <= RTOL) | ((step <= NOISY_RTOL) & (size <= RESIDUAL_EPS * scale[a]))
-        bad = ~(np.isfinite(dh) & np.isfinite(dv)) & ~small
-        done[a[small]] = True
-        failed[a[bad]] = True
-        go = ~small & ~bad
-        failed[a[go & (its[a] >= limit[a])]] = True
-        go &= its[a] < limit[a]
-        if not go.any():
-            continue
-        a, h, v, dh, dv = a[go], h[go], v[go], dh[go], dv[go]
-        merit = size[go] ** 2
-        near = size[go] <= NEAR * scale[a]
-        keep = 1.0 - MAX_DECREASE
-        alpha = np.minimum(1.0, np.minimum(np.where(dh < 0, (keep - 1.0) * h / dh, 1.0),
-                                          np.where(dv < 0, (keep - 1.0) * v / dv, 1.0)))
-        searching = np.ones(a.size, dtype=bool)
+        size = _max(abs(rx), abs(rz))
+        step = _max(abs(dh), abs(dv)) / (H + V)
+        if step <= RTOL or (step <= NOISY_RTOL and size <= RESIDUAL_EPS * scale):
+            return H, V, True, its
+        if not (math.isfinite(dh) and math.isfinite(dv)) or its >= limit:
+            return H, V, False, its
+        merit = size ** 2
+        near = size <= NEAR * scale
+        alpha = _min(1.0, _min((keep - 1.0) * H / dh if dh < 0 else 1.0,
+                               (keep - 1.0) * V / dv if dv < 0 else 1.0))
+        searching = True
         for _ in range(HALVINGS):
-            s = np.flatnonzero(searching)
-            ht, vt = h[s] + alpha[s] * dh[s], v[s] + alpha[s] * dv[s]
-            i = a[s]
-            Et = _residual(ht, vt, x[i], z[i], L[i], w[i], c[i], cb[i])
-            trial = np.maximum(np.abs(Et[0]), np.abs(Et[1])) ** 2
-            ok = near[s] | (trial <= merit[s] * (1.0 - ARMIJO * alpha[s]))
-            ok &= np.isfinite(Et).all(axis=0)
-            H[i[ok]], V[i[ok]] = ht[ok], vt[ok]
-            E[:, i[ok]] = Et[:, ok]
-            searching[s[ok]] = False
-            alpha[s[~ok]] *= 0.5
-            if not searching.any():
+            ht, vt = H + alpha * dh, V + alpha * dv
+            e = _residual(ht, vt, x, z, L, w, c, cb)
+            trial = _max(abs(e[0]), abs(e[1])) ** 2
+            ok = near or trial <= merit * (1.0 - ARMIJO * alpha)
+            for k in range(6):
+                ok = ok and math.isfinite(e[k])
+            if ok:
+                H, V = ht, vt
+                rx, rz, jxh, jxv, jzh, jzv = e
+                searching = False
                 break
-        failed[a[searching]] = True
-        its[a] += 1
-    return H, V, done, its
+            alpha *= 0.5
+        its += 1
+        if searching:
+            return H, V, False, its
 
 
-def _residual(h: Array, v: Array, x: Array, z: Array, L: Array, w: Array, c: Array,
-              cb: Array) -> Array:
+@kernel
+def _residual(h: float, v: float, x: float, z: float, L: float, w: float, c: float,
+              cb: float) -> Residual:
     """Errors of the shape equations ``X(H, V) - X``, ``Z(H, V) - Z`` and their
-    Jacobian ``dX/dH, dX/dV, dZ/dH, dZ/dV`` (module doc), for ``H, V > 0``: ``(6, m)``.
-
-    Only the branches some line is in are computed (one, usually).
-    """
-    suspended = v >= w * L
-    if suspended.all():
+    Jacobian ``dX/dH, dX/dV, dZ/dH, dZ/dV`` (module doc), for ``H, V > 0``."""
+    if v >= w * L:
         return _suspended(h, v, x, z, L, w, c)
-    if not suspended.any():
-        return _grounded(h, v, x, z, L, w, c, cb)
-    return np.where(suspended, _suspended(h, v, x, z, L, w, c),
-                    _grounded(h, v, x, z, L, w, c, cb))
+    return _grounded(h, v, x, z, L, w, c, cb)
 
 
-def _suspended(h: Array, v: Array, x: Array, z: Array, L: Array, w: Array, c: Array
-               ) -> Array:
-    """:func:`_residual` of fully suspended lines, in forms without cancellation: on a
+@kernel
+def _suspended(h: float, v: float, x: float, z: float, L: float, w: float, c: float
+               ) -> Residual:
+    """:func:`_residual` of a fully suspended line, in forms without cancellation: on a
     taut line ``H / w`` is far larger than ``L``, and round-off in ``asinh(V/H) -
     asinh(V_A/H)`` would be multiplied by it. ``T_F - T_A = w L (V + V_A) / (T_F + T_A)``,
     and that difference of asinh is ``log((V + T_F) / (V_A + T_A)) =
     log1p(w L (1 + (V + V_A) / (T_F + T_A)) / (V_A + T_A))``."""
     wl = w * L
     va = v - wl
-    tf = np.hypot(h, v)
-    ta = np.hypot(h, va)
+    tf = math.hypot(h, v)
+    ta = math.hypot(h, va)
     lift = (v + va) / (tf + ta)
-    spread = np.log1p(wl * (1.0 + lift) / (va + ta))
+    spread = math.log1p(wl * (1.0 + lift) / (va + ta))
     cl = c * L
     cross = h / w * (1.0 / tf - 1.0 / ta)
-    return np.array([h / w * spread + cl * h - x,
-                     L * lift + cl * (v - 0.5 * wl) - z,
-                     (spread + va / ta - v / tf) / w + cl,
-                     cross,
-                     cross,
-                     (v / tf - va / ta) / w + cl])
+    return (h / w * spread + cl * h - x,
+            L * lift + cl * (v - 0.5 * wl) - z,
+            (spread + va / ta - v / tf) / w + cl,
+            cross,
+            cross,
+            (v / tf - va / ta) / w + cl)
 
 
-def _grounded(h: Array, v: Array, x: Array, z: Array, L: Array, w: Array, c: Array,
-              cb: Array) -> Array:
-    """:func:`_residual` of lines partly resting on the seabed."""
+@kernel
+def _grounded(h: float, v: float, x: float, z: float, L: float, w: float, c: float,
+              cb: float) -> Residual:
+    """:func:`_residual` of a line partly resting on the seabed."""
     lb = L - v / w
-    xb = np.where(cb > 0, np.maximum(lb - h / (cb * w), 0.0), 0.0)
-    ash = np.arcsinh(v / h)
-    tf = np.hypot(h, v)
+    xb = _max(lb - h / (cb * w), 0.0) if cb > 0 else 0.0
+    ash = math.asinh(v / h)
+    tf = math.hypot(h, v)
     slope = (h / tf - 1.0) / w
-    return np.array([lb + h / w * ash + c * h * L - 0.5 * c * cb * w * (lb * lb - xb * xb) - x,
-                     v * v / (tf + h) / w + 0.5 * c * v * v / w - z,
-                     (ash - v / tf) / w + c * (L - xb),
-                     slope + c * cb * (lb - xb),
-                     slope,
-                     (v / tf + c * v) / w])
+    return (lb + h / w * ash + c * h * L - 0.5 * c * cb * w * (lb * lb - xb * xb) - x,
+            v * v / (tf + h) / w + 0.5 * c * v * v / w - z,
+            (ash - v / tf) / w + c * (L - xb),
+            slope + c * cb * (lb - xb),
+            slope,
+            (v / tf + c * v) / w)

@@ -10,6 +10,9 @@ the torque about it, world axes.
 
 Coefficients are given per DOF, ``{heave: 1.97e5, pitch: 3.0e7}`` (a diagonal matrix),
 or as a full 6x6 matrix (a list of 6 rows of 6 numbers).
+
+The row kernels below (:func:`displacement6`, :func:`matvec6`, :func:`put_wrench`) are
+what the marine types' compiled kernels share.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from frylinks.errors import ModelError
+from frylinks.jit import kernel, quat_to_rotvec4
 from frylinks.params import MAX_MAGNITUDE, shown
-from frylinks.rotations import quat_conjugate, quat_multiply, quat_to_rotvec
 
 Array = np.ndarray
 
@@ -92,18 +95,66 @@ def _number(v: Any, path: str) -> float:
     return x
 
 
+@kernel
+def quat_mul_conj(a: Array, b: Array, out: Array) -> None:
+    """``out = a * conj(b)``: the rotation from orientation ``b`` to ``a``, world axes."""
+    aw, ax, ay, az = a[0], a[1], a[2], a[3]
+    bw, bx, by, bz = b[0], -b[1], -b[2], -b[3]
+    out[0] = aw * bw - ax * bx - ay * by - az * bz
+    out[1] = aw * bx + ax * bw + ay * bz - az * by
+    out[2] = aw * by - ax * bz + ay * bw + az * bx
+    out[3] = aw * bz + ax * by - ay * bx + az * bw
+
+
+@kernel
+def displacement6(p: Array, q: Array, p_ref: Array, q_ref: Array, work: Array,
+                  out: Array) -> None:
+    """``xi`` of one body: COG position ``p (3,)`` and quaternion ``q (4,)`` from the
+    reference ``p_ref, q_ref``, into ``out (6,)`` (the rotation vector in world axes);
+    ``work (4,)`` is scratch."""
+    for k in range(3):
+        out[k] = p[k] - p_ref[k]
+    quat_mul_conj(q, q_ref, work)
+    quat_to_rotvec4(work, out[3:])
+
+
+@kernel
+def displacement_kernel(p: Array, q: Array, p_ref: Array, q_ref: Array, out: Array) -> None:
+    """:func:`displacement6` of every element into ``out (n, 6)``."""
+    work = np.empty(4)
+    for i in range(len(p)):
+        displacement6(p[i], q[i], p_ref[i], q_ref[i], work, out[i])
+
+
+@kernel
+def matvec6(matrix: Array, x: Array, scale: float, out: Array) -> None:
+    """``out += scale * matrix @ x`` for one element: ``(6, 6) @ (6,)``."""
+    for i in range(6):
+        acc = 0.0
+        for j in range(6):
+            acc += matrix[i, j] * x[j]
+        out[i] += scale * acc
+
+
+@kernel
+def put_wrench(generalised: Array, force: Array, torque: Array) -> None:
+    """A generalised force ``(6,)`` at the COG into ``force (3,)`` and ``torque (3,)``."""
+    for k in range(3):
+        force[k] = generalised[k]
+        torque[k] = generalised[3 + k]
+
+
 def displacement(p: Array, q: Array, p_ref: Array, q_ref: Array) -> Array:
     """``xi`` of bodies at COG positions ``p (n, 3)`` and quaternions ``q (n, 4)`` from
-    the reference ``p_ref, q_ref``: ``(n, 6)``, the rotation vector in world axes."""
-    rot = quat_to_rotvec(quat_multiply(q, quat_conjugate(q_ref)))
-    return np.concatenate([p - p_ref, rot], axis=1)
+    the reference ``p_ref, q_ref``: ``(n, 6)``, the rotation vector in world axes
+    (:func:`displacement6` on each)."""
+    p, q, p_ref, q_ref = (np.ascontiguousarray(a, dtype=float) for a in (p, q, p_ref, q_ref))
+    out = np.zeros((len(p), 6))
+    displacement_kernel(p.reshape(-1, 3), q.reshape(-1, 4), p_ref.reshape(-1, 3),
+                        q_ref.reshape(-1, 4), out)
+    return out
 
 
 def velocity(v: Array, w: Array) -> Array:
     """``xi'``: COG velocity and angular velocity, world axes, ``(n, 6)``."""
     return np.concatenate([v, w], axis=1)
-
-
-def apply(matrix: Array, x: Array) -> Array:
-    """``matrix @ x`` per element: ``(n, 6, 6) @ (n, 6) -> (n, 6)``."""
-    return np.einsum("nij,nj->ni", matrix, x)

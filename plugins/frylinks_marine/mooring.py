@@ -20,6 +20,14 @@ node. The anchor's ``z`` is the seabed's level for that line. Quasi-static: the 
 depends on where the fairlead is, not on how fast it moves (no line inertia, no drag;
 add damping separately). Each evaluation starts its iterations from the previous
 solution, which is the type's ``memory``.
+
+Both are compiled kernels (:mod:`frylinks.jit`) at the end of the module. A line that
+cannot hang (:mod:`frylinks_marine.catenary`) makes the kernel record its status in the
+block's ``status`` and ``failure_info`` arrays (the first failure since they were last
+cleared) and give that line a NaN force; the Python :meth:`CatenaryLine.evaluate` raises
+the :class:`~frylinks.errors.SimulationError` naming the line, and
+:meth:`CatenaryLine.failure` gives that message to a compiled step that stopped on the
+NaN.
 """
 
 from __future__ import annotations
@@ -30,12 +38,16 @@ from typing import Any
 
 import numpy as np
 
-from frylinks.forces import ForceContext, ForceType, Output
+from frylinks.errors import SimulationError
+from frylinks.forces import ForceContext, ForceKernels, ForceType, Output
+from frylinks.jit import kernel
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
 from frylinks.signals import SignalSpec
 
 from . import catenary, dofs
+from .catenary import NB_RESULTS, OK, solve_line
+from .dofs import displacement6, matvec6, put_wrench
 
 Array = np.ndarray
 
@@ -110,22 +122,15 @@ class MooringMatrix(ForceType):
 
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
         """Record the reference pose: the COG now (unless ``reference`` was given) and
-        the body's orientation now."""
+        the body's orientation now (in place: the kernel data holds these arrays)."""
         f = frames[0]
-        self.reference_position = np.where(self._given[:, None], self.reference_position,
-                                           f.p)
-        self.reference_orientation = np.array(f.q, dtype=float, copy=True)
+        free = ~self._given
+        self.reference_position[free] = f.p[free]
+        self.reference_orientation[...] = f.q
 
-    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext
-                 ) -> tuple[Array, Array]:
-        f = frames[0]
-        if np.isnan(self.reference_orientation).any():
-            # used without assembly (prepare() not called): the first pose seen
-            self.prepare(frames, ctx)
-        xi = dofs.displacement(f.p, f.q, self.reference_position, self.reference_orientation)
-        wrench = (self.pretension - dofs.apply(self.stiffness, xi)
-                  - dofs.apply(self.damping, dofs.velocity(f.v, f.w)))
-        return wrench[:, None, :3], wrench[:, None, 3:]
+    def kernel_data(self) -> tuple[Any, ...]:
+        return (self.stiffness, self.damping, self.pretension, self.reference_position,
+                self.reference_orientation)
 
 
 def _catenary_outputs() -> dict[str, Output]:
@@ -181,36 +186,149 @@ class CatenaryLine(ForceType):
         self.axial_stiffness = np.array([math.inf if p["axial_stiffness"] is None
                                          else p["axial_stiffness"] for p in instances],
                                         dtype=float)
+        self.compliance = 1.0 / self.axial_stiffness
         #: ``[H, V]`` of the last evaluation, where the next one starts (0: none yet).
         self.tensions = np.zeros((n, 2))
+        #: Status of each line at the first failure the kernel met since the arrays were
+        #: last cleared (:data:`frylinks_marine.catenary.FAILURES`; 0: none), and the
+        #: values its message shows.
+        self.status = np.zeros(n, dtype=np.int64)
+        self.failure_info = np.zeros((n, 3))
         self._names = [f"{self.name} #{i} (fairlead {p['fairlead']!r})"
                        if isinstance(p["fairlead"], str) else f"{self.name} #{i}"
                        for i, p in enumerate(instances)]
 
-    def _solved(self, frames: Sequence[NodeFrames]
-                ) -> tuple[catenary.CatenarySolution, Array]:
-        """The catenaries at the fairleads now, and the horizontal unit vectors anchor ->
-        fairlead ``(n, 3)`` (zero for a fairlead straight above its anchor)."""
-        delta = frames[0].p - self.anchor
-        x = np.hypot(delta[:, 0], delta[:, 1])
-        unit = np.zeros_like(delta)
-        unit[:, :2] = delta[:, :2] / np.where(x > 0, x, 1.0)[:, None]
-        sol = catenary.solve(x, delta[:, 2], self.length, self.weight, self.axial_stiffness,
-                             self.seabed_friction, guess=self.tensions, names=self._names)
-        return sol, unit
+    def kernel_data(self) -> tuple[Any, ...]:
+        return (self.anchor, self.length, self.weight, self.compliance, self.seabed_friction,
+                self.tensions, self.status, self.failure_info)
+
+    def failure(self) -> str | None:
+        """The message of the first failure the kernel recorded since :meth:`evaluate`
+        last cleared it (a line that cannot hang, naming it), or None."""
+        return catenary.failure(self.status, self.failure_info, self._names)
 
     def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext
                  ) -> tuple[Array, Array]:
-        sol, unit = self._solved(frames)
-        self.tensions = np.stack([sol.horizontal, sol.vertical], axis=1)
-        force = -sol.horizontal[:, None] * unit
-        force[:, 2] -= sol.vertical
-        return force[:, None, :], np.zeros((self.nb_forces, 1, 3))
+        """The kernel's wrenches; raises :class:`~frylinks.errors.SimulationError` for a
+        line that cannot hang."""
+        self.status[:] = OK
+        force, torque = super().evaluate(frames, ctx)
+        message = self.failure()
+        if message is not None:
+            raise SimulationError(message)
+        return force, torque
+
+    def _solved(self, frames: Sequence[NodeFrames]) -> catenary.CatenarySolution:
+        """The catenaries at the fairleads now, from :attr:`tensions` (left as they are)."""
+        n = self.nb_forces
+        out, code, info = np.zeros((n, NB_RESULTS)), np.zeros(n, np.int64), np.zeros((n, 3))
+        catenary_lines(self._data(), np.ascontiguousarray(frames[0].p, dtype=float),
+                       np.zeros((n, 3)), out, code, info)
+        catenary.raise_failure(code, info, self._names)
+        return catenary.solution(out)
 
     def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
                       ) -> dict[str, Array]:
-        sol, _ = self._solved(frames)
+        sol = self._solved(frames)
         return {"catenary_line_tension": sol.tension,
                 "catenary_line_anchor_tension": sol.anchor_tension,
                 "catenary_line_horizontal_tension": sol.horizontal,
                 "catenary_line_laid_length": sol.laid_length}
+
+
+# ---------------------------------------------------------------------------- kernels
+
+@kernel
+def mooring_matrix(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                   signals: Array, gravity: Array, states: Array, static: bool,
+                   force: Array, torque: Array) -> None:
+    """``pretension - K xi - B xi'`` on each body. Used without assembly (no prepare(),
+    a NaN reference orientation) it takes the first pose seen as the reference, in place."""
+    stiffness, damping, pretension, p_ref, q_ref = data
+    f = frames[0]
+    n = len(stiffness)
+    unset = False
+    for i in range(n):
+        for k in range(4):
+            unset = unset or math.isnan(q_ref[i, k])
+    if unset:
+        for i in range(n):
+            if math.isnan(p_ref[i, 0]):
+                p_ref[i] = f.p[i]
+            q_ref[i] = f.q[i]
+    xi = np.empty(6)
+    u = np.empty(6)
+    gen = np.empty(6)
+    work = np.empty(4)
+    for i in range(n):
+        displacement6(f.p[i], f.q[i], p_ref[i], q_ref[i], work, xi)
+        for k in range(3):
+            u[k] = f.v[i, k]
+            u[3 + k] = f.w[i, k]
+        gen[:] = pretension[i]
+        matvec6(stiffness[i], xi, -1.0, gen)
+        matvec6(damping[i], u, -1.0, gen)
+        put_wrench(gen, force[i, 0], torque[i, 0])
+
+
+@kernel
+def catenary_lines(data: tuple[Any, ...], p: Array, unit: Array, out: Array, code: Array,
+                   info: Array) -> None:
+    """The lines at fairleads ``p (n, 3)`` from the warm start in ``data`` (left as it
+    is): :func:`~frylinks_marine.catenary.solve_line`'s results, status and failure
+    values per line, and the horizontal unit vectors anchor -> fairlead ``unit (n, 3)``
+    (zero for a fairlead straight above its anchor)."""
+    anchor, length, weight, compliance, friction, tensions = data[:6]
+    for i in range(len(length)):
+        dx = p[i, 0] - anchor[i, 0]
+        dy = p[i, 1] - anchor[i, 1]
+        x = math.hypot(dx, dy)
+        d = x if x > 0 else 1.0
+        unit[i, 0] = dx / d
+        unit[i, 1] = dy / d
+        unit[i, 2] = 0.0
+        code[i] = solve_line(x, p[i, 2] - anchor[i, 2], length[i], weight[i], compliance[i],
+                             friction[i], tensions[i, 0], tensions[i, 1], out[i], info[i])
+
+
+@kernel
+def catenary_line(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                  signals: Array, gravity: Array, states: Array, static: bool,
+                  force: Array, torque: Array) -> None:
+    """``F = -H e_h - V e_z`` at each fairlead; the tensions become the next warm start.
+    A line that cannot hang gets a NaN force and, unless an earlier failure is still
+    recorded, the block's ``status`` and ``failure_info`` are set (and the warm start is
+    left as it was)."""
+    tensions, status, failure_info = data[5], data[6], data[7]
+    n = len(tensions)
+    unit = np.empty((n, 3))
+    out = np.zeros((n, NB_RESULTS))
+    code = np.zeros(n, dtype=np.int64)
+    info = np.zeros((n, 3))
+    catenary_lines(data, frames[0].p, unit, out, code, info)
+    failed = False
+    recorded = False
+    for i in range(n):
+        failed = failed or code[i] != OK
+        recorded = recorded or status[i] != OK
+    if failed and not recorded:
+        for i in range(n):
+            status[i] = code[i]
+            for k in range(3):
+                failure_info[i, k] = info[i, k]
+    for i in range(n):
+        if code[i] != OK:
+            for k in range(3):
+                force[i, 0, k] = math.nan
+            continue
+        H, V = out[i, 0], out[i, 1]
+        if not failed:
+            tensions[i, 0] = H
+            tensions[i, 1] = V
+        for k in range(3):
+            force[i, 0, k] = -H * unit[i, k]
+        force[i, 0, 2] -= V
+
+
+MooringMatrix.kernels = ForceKernels(mooring_matrix)
+CatenaryLine.kernels = ForceKernels(catenary_line)

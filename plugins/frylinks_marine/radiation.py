@@ -8,6 +8,10 @@ xi'(s) ds`` with ``K(t) = 2/pi int_0^inf B(w) cos(w t) dw`` (:func:`impulse_resp
 ``int K xi' ~ C z``. Frequencies [rad/s] and the DOF order are those of
 :class:`frylinks_marine.hydrodb.HydroDatabase`; nothing here depends on the DOF count,
 so several bodies' ``(6 n, 6 n)`` kernels go through the same code.
+
+:class:`RadiationMemory` is the compiled evaluation of the ``radiation`` force type
+(:class:`frylinks_marine.bem.Radiation`): its wrench ``-C z`` and the state derivative
+``z' = A z + B xi'`` as kernels over the block's elements.
 """
 
 from __future__ import annotations
@@ -20,6 +24,11 @@ import numpy as np
 import scipy.linalg
 
 from frylinks.errors import ModelError
+from frylinks.forces import ForceContext, ForceKernels, ForceType
+from frylinks.jit import kernel
+from frylinks.kinematics import NodeFrames
+
+from .dofs import put_wrench
 
 if TYPE_CHECKING:
     from frylinks_marine.hydrodb import HydroDatabase
@@ -351,3 +360,94 @@ def _realise(h: Array, dt: float, tol: float,
         if err <= tol:
             break
     return best
+
+
+# --------------------------------------------------------------------------------------
+# The radiation force type's kernels
+# --------------------------------------------------------------------------------------
+
+class RadiationMemory(ForceType):
+    """The compiled part of a force type whose elements each carry a radiation state
+    space (:class:`RadiationStateSpace`) on one body (attachment ``body``): the memory
+    force ``-ratio C z`` at the COG and the states' derivative ``z' = A z + B xi'``.
+
+    A subclass sets, before :meth:`kernel_data` is asked for (after ``prepare``):
+
+    * ``A (nz, nz)``, ``B (nz, 6 n)``, ``C (6 n, nz)``: the elements' systems, block
+      diagonal in the order of the elements (element ``i`` reads ``xi'`` in columns
+      ``6 i .. 6 i + 5`` of ``B`` and writes rows ``6 i .. 6 i + 5`` of ``C``);
+    * ``realisations``: each element's :class:`RadiationStateSpace` (its state count);
+    * ``_ratio (n,)``: the factor on each element's memory force (water density ratio);
+    * ``nb_states = nz``.
+    """
+
+    A: Array
+    B: Array
+    C: Array
+    realisations: list[RadiationStateSpace]
+    _ratio: Array
+
+    def kernel_data(self) -> tuple[Any, ...]:
+        counts = [s.nb_states for s in self.realisations]
+        start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        A, B, C, ratio = (np.ascontiguousarray(m, dtype=np.float64)
+                          for m in (self.A, self.B, self.C, self._ratio))
+        return (A, B, C, ratio, start)
+
+    def memory_force(self, ctx: ForceContext) -> Array:
+        """The convolution ``int K(t - s) u(s) ds`` per element, ``(n, 6)``."""
+        out = np.zeros((self.nb_forces, 6))
+        radiation_memory(self._data(), np.ascontiguousarray(ctx.states, dtype=float), out)
+        return out
+
+
+@kernel
+def radiation_memory(data: tuple[Any, ...], states: Array, out: Array) -> None:
+    """The memory force's convolution ``ratio C z`` of each element into ``out (n, 6)``."""
+    C, ratio, start = data[2], data[3], data[4]
+    for i in range(len(ratio)):
+        for k in range(6):
+            acc = 0.0
+            for j in range(start[i], start[i + 1]):
+                acc += C[6 * i + k, j] * states[j]
+            out[i, k] = acc * ratio[i]
+
+
+@kernel
+def radiation_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                       signals: Array, gravity: Array, states: Array, static: bool,
+                       force: Array, torque: Array) -> None:
+    """The radiation memory force ``-ratio C z`` at each COG (the ``-A_inf u'`` part is
+    in the mass matrix)."""
+    n = len(data[3])
+    memory = np.empty((n, 6))
+    radiation_memory(data, states, memory)
+    gen = np.empty(6)
+    for i in range(n):
+        for k in range(6):
+            gen[k] = -memory[i, k]
+        put_wrench(gen, force[i, 0], torque[i, 0])
+
+
+@kernel
+def radiation_state_derivative(data: tuple[Any, ...], frames: tuple[NodeFrames, ...],
+                               t: float, signals: Array, states: Array, out: Array) -> None:
+    """``z' = A z + B xi'``, each element's block with its body's velocity."""
+    A, B, ratio, start = data[0], data[1], data[3], data[4]
+    f = frames[0]
+    u = np.empty(6)
+    for i in range(len(ratio)):
+        for k in range(3):
+            u[k] = f.v[i, k]
+            u[3 + k] = f.w[i, k]
+        for r in range(start[i], start[i + 1]):
+            acc = 0.0
+            for j in range(start[i], start[i + 1]):
+                acc += A[r, j] * states[j]
+            feed = 0.0
+            for k in range(6):
+                feed += B[r, 6 * i + k] * u[k]
+            out[r] = acc + feed
+
+
+RadiationMemory.kernels = ForceKernels(radiation_evaluate, radiation_state_derivative)
