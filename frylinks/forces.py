@@ -278,6 +278,15 @@ class ForceType:
             return mass, weights
         return None
 
+    def failure(self) -> str | None:
+        """Why the last compiled evaluation of the block failed, or None.
+
+        A kernel cannot raise a Python exception with a message: a type whose evaluation
+        can fail (a mooring line that cannot hang) records a code in an array of its
+        kernel data and returns NaN forces; the compiled step then stops, and the engine
+        asks every block for its ``failure()`` to say what happened. None by default."""
+        return None
+
     def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> dict[str, Array]:
         """Values of the declared ``outputs``, each ``(n, *dims)``; empty by default."""
         return {}

@@ -798,7 +798,11 @@ def _arrays(s: State) -> tuple[Array, ...]:
 
 def raise_status(model: Model, status: int, a: float, b: float, row: int) -> None:
     """The :class:`SimulationError` of a compiled step's status (the Python path's
-    messages, word for word)."""
+    messages, word for word); a force type that recorded why it failed says so first."""
+    for fblk in model.force_blocks:
+        why = fblk.kind.failure()
+        if why:
+            raise SimulationError(why)
     if status == K.NON_FINITE:
         raise SimulationError("non-finite body state")
     if status == K.RUNAWAY:

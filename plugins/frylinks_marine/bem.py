@@ -38,10 +38,9 @@ from frylinks.forces import ForceContext, ForceKernels, ForceType, Output
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param, as_path
 
-from .body_forces import BODY, _wrench
-from .dofs import velocity
+from .body_forces import BODY
 from .hydrodb import HydroDatabase, read_capytaine
-from .radiation import RadiationStateSpace
+from .radiation import RadiationMemory, RadiationStateSpace
 from .wave_kernels import excitation_force, wave_params
 
 Array = np.ndarray
@@ -149,7 +148,7 @@ class WaveExcitation(DatasetForce):
 WaveExcitation.kernels = ForceKernels(excitation_force)
 
 
-class Radiation(DatasetForce):
+class Radiation(RadiationMemory, DatasetForce):
     """Cummins radiation force: infinite-frequency added mass and the memory convolution."""
 
     name = "radiation"
@@ -189,17 +188,6 @@ class Radiation(DatasetForce):
     def added_mass(self) -> Array | None:
         return np.array([db.added_mass_inf * r for db, r in zip(self._dbs, self._ratio,
                                                                  strict=True)]).reshape(-1, 6, 6)
-
-    def memory_force(self, ctx: ForceContext) -> Array:
-        """The convolution ``int K(t - s) u(s) ds`` per element, ``(n, 6)``."""
-        return (self.C @ ctx.states).reshape(-1, 6) * self._ratio[:, None]
-
-    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> tuple[Array, Array]:
-        return _wrench(-self.memory_force(ctx))
-
-    def state_derivative(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> Array:
-        f = frames[0]
-        return self.A @ ctx.states + self.B @ velocity(f.v, f.w).ravel()
 
     def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
                       ) -> dict[str, Array]:
