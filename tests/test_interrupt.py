@@ -5,6 +5,13 @@ file holds records, and stops the process with a real signal. The file must then
 valid netCDF file holding a prefix of the uninterrupted run (equal to it, record for
 record), saying how the run ended; ``--resume`` must finish the run so that the whole
 file equals the uninterrupted run.
+
+The tests wait for what the file shows, never for a time, and the case is far too long
+to end by itself (``t_end`` 10,000 s: hours today, over a minute with steps 100 times
+faster), so a signal sent once the file shows what the test waits for always finds the
+run going. The uninterrupted run to compare with is run afterwards, only as far as the
+interrupted one got; ``--resume`` is then given the end time (``--t-end``) of that
+comparison.
 """
 
 from __future__ import annotations
@@ -13,8 +20,10 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import netCDF4
 import numpy as np
 import pytest
 import xarray as xr
@@ -22,7 +31,8 @@ import xarray as xr
 import frylinks
 
 # a spinning rotor braked by a torsional spring (link unwrapping and force memory) and
-# a pendulum pushed by a sine force; about 1 ms of wall time per step here
+# a pendulum pushed by a sine force; about 1.5 ms of wall time per step here, a record
+# every 0.01 s
 CASE = """\
 frylinks: 1
 name: interrupt-test
@@ -48,9 +58,15 @@ forces:
   brake: {type: torsional_spring_damper, master: ground, slave: rotor, stiffness: 0.5,
           damping: 0.05}
   push: {type: world_force, node: bob, force: [{type: sine, amplitude: 2.0, omega: 3.0}, 0, 0]}
-solver: {t_end: 8.0, dt: 0.002}    # long enough to be interrupted on a fast machine
+solver: {t_end: 10000.0, dt: 0.002}   # never reached: every run here is stopped
 output: {every: 5}
 """
+
+
+#: Time between two records of the case [s] (dt * output.every).
+SAMPLE = 0.01
+
+Start = Callable[..., "subprocess.Popen[str]"]
 
 
 @pytest.fixture(scope="module")
@@ -60,34 +76,67 @@ def case(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
-def reference(case: Path) -> xr.Dataset:
-    """The uninterrupted run."""
-    ds = frylinks.run(case)
+def reference(case: Path, t_end: float) -> xr.Dataset:
+    """The uninterrupted run to ``t_end`` (rounded to a whole record)."""
+    ds = frylinks.run(case, t_end=round(t_end / SAMPLE) * SAMPLE)
     assert ds.attrs["status"] == "completed"
     return ds
 
 
-def start(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "frylinks", "run", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+@pytest.fixture
+def start() -> Iterator[Start]:
+    """Start ``frylinks run`` with the given arguments; runs left going when the test
+    ends (it failed) are killed."""
+    procs: list[subprocess.Popen[str]] = []
+
+    def start(*args: str) -> subprocess.Popen[str]:
+        proc = subprocess.Popen([sys.executable, "-m", "frylinks", "run", *args],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        procs.append(proc)
+        return proc
+
+    yield start
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
 
 
 def records(path: Path) -> int:
-    """Records in the file now (0 if it does not exist yet)."""
-    if not path.exists():
+    """Records in the file now (0 while it does not exist or cannot be read).
+
+    The writer replaces the file by a complete new one at each write (``os.replace``),
+    so whatever is found at ``path`` is a closed netCDF file."""
+    try:
+        with netCDF4.Dataset(path) as ds:
+            return len(ds.dimensions["time"])
+    except (OSError, KeyError):
         return 0
-    with xr.open_dataset(path) as ds:
-        return int(ds.sizes["time"])
 
 
 def wait_for_records(path: Path, proc: subprocess.Popen[str], more_than: int = 0,
-                     timeout: float = 60.0) -> None:
+                     timeout: float = 120.0) -> int:
+    """Wait until the file holds more than ``more_than`` records; return how many."""
     deadline = time.monotonic() + timeout
-    while records(path) <= more_than:
+    while (n := records(path)) <= more_than:
         assert proc.poll() is None, f"the run ended early: {proc.communicate()}"
-        assert time.monotonic() < deadline, "no records written in time"
-        time.sleep(0.05)
+        assert time.monotonic() < deadline, f"no more than {more_than} records written " \
+                                            f"in {timeout:g} s"
+        time.sleep(0.02)
+    return n
+
+
+def wait_for_a_write(path: Path, proc: subprocess.Popen[str], timeout: float = 30.0) -> bool:
+    """Wait until a write is under way (its copy ``OUT.nc.part`` exists); False if the
+    test never saw one (a write takes milliseconds: the test may miss all of them)."""
+    part = path.with_name(path.name + ".part")
+    deadline = time.monotonic() + timeout
+    while not part.exists():
+        assert proc.poll() is None, f"the run ended early: {proc.communicate()}"
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.001)
+    return True
 
 
 def load(path: Path) -> xr.Dataset:
@@ -109,7 +158,7 @@ def assert_prefix(part: xr.Dataset, whole: xr.Dataset) -> None:
 
 @pytest.mark.parametrize(("sig", "why"), [(signal.SIGINT, ""), (signal.SIGTERM, " (SIGTERM)")])
 def test_ctrl_c_and_sigterm_keep_every_step(sig: signal.Signals, why: str, case: Path,
-                                            reference: xr.Dataset, tmp_path: Path) -> None:
+                                            start: Start, tmp_path: Path) -> None:
     out = tmp_path / "out.nc"
     proc = start(str(case), "-o", str(out))
     wait_for_records(out, proc)
@@ -123,35 +172,49 @@ def test_ctrl_c_and_sigterm_keep_every_step(sig: signal.Signals, why: str, case:
     assert status.startswith("interrupted at t=") and status.endswith(why)
     t_stop = float(status.split("t=")[1].split()[0])
     assert t_stop == pytest.approx(float(part.time[-1]), abs=1e-6)  # the last record kept
-    assert_prefix(part, reference)
+    assert_prefix(part, reference(case, t_stop + SAMPLE))
     assert not out.with_name(out.name + ".part").exists()
 
 
-def test_kill_9_leaves_a_valid_file_and_resume_completes_it(case: Path, reference: xr.Dataset,
+def test_kill_9_leaves_a_valid_file_and_resume_completes_it(case: Path, start: Start,
                                                              tmp_path: Path) -> None:
-    """Three ``kill -9`` at different moments, each followed by ``--resume``."""
+    """Three ``kill -9`` at different moments, each followed by ``--resume``: as soon
+    as the run has written records, while a write is under way (if the test sees one,
+    else between writes), and once the resumed run has written twice. A last
+    ``--resume`` with an end time completes the run."""
     out = tmp_path / "out.nc"
-    proc = start(str(case), "-o", str(out))
     seen = 0
-    for pause in (0.0, 0.35, 0.8):
-        wait_for_records(out, proc, more_than=seen)
-        time.sleep(pause)
+    parts = []
+    for moment in ("first write", "during a write", "second write"):
+        proc = start(str(case), "-o", str(out)) if not parts else \
+            start(str(case), "--resume", str(out))
+        n = wait_for_records(out, proc, more_than=seen)  # a write of this run
+        if moment == "during a write":
+            wait_for_a_write(out, proc)
+        elif moment == "second write":
+            wait_for_records(out, proc, more_than=n)
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=60)
         assert proc.returncode == -signal.SIGKILL
         part = load(out)  # a valid file, whatever the moment of the kill
         assert part.attrs["status"] == "running"  # nobody could say otherwise
         assert part.sizes["time"] >= seen
-        assert_prefix(part, reference)
+        parts.append(part)
         seen = part.sizes["time"]
-        proc = start(str(case), "--resume", str(out))
+    # resumed once more, the run goes a little further, to an end
+    t_end = float(parts[-1].time[-1]) + 0.5
+    proc = start(str(case), "--resume", str(out), "--t-end", f"{t_end:.2f}")
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 0, stderr
     assert stdout.startswith("completed: ")
     whole = load(out)
     assert whole.attrs["status"] == "completed"
-    assert whole.sizes["time"] == reference.sizes["time"]
-    assert_prefix(whole, reference)
+    assert not out.with_name(out.name + ".part").exists()
+    uninterrupted = reference(case, t_end)
+    assert whole.sizes["time"] == uninterrupted.sizes["time"]
+    assert_prefix(whole, uninterrupted)
+    for part in parts:
+        assert_prefix(part, uninterrupted)
 
 
 def test_resume_of_a_diverged_run_says_so_again(tmp_path: Path) -> None:

@@ -13,6 +13,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,9 @@ import frylinks
 from frylinks.errors import CaseError, FrylinksError
 from frylinks.info import describe
 from frylinks.loadcases import LoadCaseError, Sweep, parse_values, split_key
+from frylinks.netcdf import FLUSH_SECONDS
+
+from .gate import Gate
 
 ROOT = Path(__file__).resolve().parents[1]
 BUOY = ROOT / "cases" / "heaving_buoy.yaml"
@@ -48,18 +53,55 @@ def edited_case(directory: Path, mass: float, stiffness: float) -> Path:
     return path
 
 
-def wait_for_cases(proc: subprocess.Popen[str], out: Path, n: int,
-                   seconds: float = 240.0) -> None:
-    """Wait until the sweep run by ``proc`` has written ``n`` cases to ``out`` (or ended)."""
+def cases_done(out: Path) -> int:
+    """The cases ``out`` says are done (0 while it does not exist or cannot be read)."""
+    try:
+        with netCDF4.Dataset(out) as nc:
+            return int(np.sum(np.asarray(nc["status"][:]) != "pending"))
+    except (OSError, IndexError):
+        return 0
+
+
+def let_cases_go(proc: subprocess.Popen[str], out: Path, gate: Gate, n: int,
+                 most: int = 6, seconds: float = 240.0) -> None:
+    """Let the cases of the sweep run by ``proc`` (held by ``gate``) go one at a time
+    until ``out`` shows ``n`` cases done; at most ``most`` go, the others stay held, so
+    the sweep is still running when this returns, however fast the cases run.
+
+    A case goes once the one before has ended and the sweep has had the time to write
+    it: the sweep writes its file at most every ``FLUSH_SECONDS`` and keeps the cases
+    that end in between in memory until the next case ends (none would, all held).
+    """
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.2)
-        try:
-            with netCDF4.Dataset(out) as nc:
-                if int(np.sum(np.asarray(nc["status"][:]) != "pending")) >= n:
-                    return
-        except (OSError, IndexError):
-            continue
+    ended_at: float | None = None  # when the test saw the last case let go end
+    while cases_done(out) < n:
+        assert proc.poll() is None, f"the sweep ended with cases held: {proc.communicate()}"
+        assert time.monotonic() < deadline, f"{out} shows fewer than {n} cases done " \
+                                            f"after {seconds:g} s ({gate.released} let go)"
+        if gate.released == 0:
+            gate.let_one_go()
+        elif gate.released < most and gate.ended(gate.released - 1):
+            ended_at = ended_at or time.monotonic()
+            if time.monotonic() - ended_at >= 1.5 * FLUSH_SECONDS:
+                gate.let_one_go()
+                ended_at = None
+        time.sleep(0.05)
+
+
+@contextmanager
+def stopped(proc: subprocess.Popen[str], gate: Gate) -> Iterator[None]:
+    """On the way out (a failed test), no process is left running or held."""
+    try:
+        yield
+    finally:
+        gate.open()
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
 
 
 @pytest.fixture(scope="module")
@@ -177,17 +219,22 @@ def test_a_sweep_section_in_the_case_file(cluster: Any, tmp_path: Path) -> None:
 
 def test_an_interrupted_sweep_resumes(tmp_path: Path) -> None:
     """Ctrl-C during a sweep keeps the finished cases; --resume runs only the others and
-    the file then equals an uninterrupted sweep."""
+    the file then equals an uninterrupted sweep.
+
+    The interrupted sweep's cases are held at a gate (:mod:`tests.gate`) and let go one
+    by one until the file shows two done; two cases stay held, so Ctrl-C finds the sweep
+    running however fast a case runs. The resumed sweep is not held."""
     out = tmp_path / "s.nc"
+    gate = Gate(tmp_path / "gate")
     args = [sys.executable, "-m", "frylinks", "sweep", str(BUOY), "--workers", "2",
             "--set", "links.pto.spring_damper.damping=1000:4000:8", "--t-end", "4", "-o",
             str(out)]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_for_cases(proc, out, 2)
-    assert proc.poll() is None, f"the sweep ended before it could be interrupted: " \
-                                f"{proc.communicate()}"
-    proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=120)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=gate.environment())
+    with stopped(proc, gate):
+        let_cases_go(proc, out, gate, 2, most=6)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 1, stderr
     assert "Traceback" not in stderr
     with xr.open_dataset(out) as ds:
@@ -195,7 +242,8 @@ def test_an_interrupted_sweep_resumes(tmp_path: Path) -> None:
     assert kept.attrs["status"].startswith("interrupted (")
     statuses = [str(s) for s in kept["status"].values]
     finished = [i for i, s in enumerate(statuses) if s != "pending"]
-    assert 2 <= len(finished) < 8 and all(statuses[i] == "completed" for i in finished)
+    assert 2 <= len(finished) <= gate.released
+    assert all(statuses[i] == "completed" for i in finished)
     assert f"interrupted ({len(finished)} of 8 cases done" in stdout
     assert "resumable" in describe(out)
 
@@ -228,14 +276,18 @@ def test_an_interrupted_sweep_resumes(tmp_path: Path) -> None:
 
 def test_a_lost_scheduler_leaves_the_cases_left_pending(tmp_path: Path) -> None:
     """A scheduler started with dask's own CLI, killed during the sweep: the finished
-    cases are kept, the others stay pending for --resume, the sweep says why."""
+    cases are kept, the others stay pending for --resume, the sweep says why. The
+    worker's cases are held at a gate until one is done, and some stay held: the sweep
+    is still running when its scheduler dies."""
     bindir = Path(sys.executable).parent
     dask_cli = str(bindir / "dask") if (bindir / "dask").exists() else "dask"
     info = tmp_path / "scheduler.json"
     scheduler = subprocess.Popen([dask_cli, "scheduler", "--scheduler-file", str(info),
                                   "--no-dashboard", "--port", "0"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    worker = None
+    worker: subprocess.Popen[bytes] | None = None
+    sweep: subprocess.Popen[str] | None = None
+    gate = Gate(tmp_path / "gate")
     try:
         deadline = time.monotonic() + 60
         while not info.exists() and time.monotonic() < deadline:
@@ -243,29 +295,34 @@ def test_a_lost_scheduler_leaves_the_cases_left_pending(tmp_path: Path) -> None:
         address = json.loads(info.read_text())["address"]
         worker = subprocess.Popen([dask_cli, "worker", address, "--nworkers", "1",
                                    "--nthreads", "1", "--no-dashboard"],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  env=gate.environment())
         out = tmp_path / "s.nc"
         sweep = subprocess.Popen(
             [sys.executable, "-m", "frylinks", "sweep", str(BUOY), "--set",
              "links.pto.spring_damper.damping=1000:4000:8", "--t-end", "2", "--scheduler",
              address, "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True)
-        wait_for_cases(sweep, out, 1)
-        assert sweep.poll() is None, sweep.communicate()
+        let_cases_go(sweep, out, gate, 1, most=6)
         scheduler.kill()
         stdout, stderr = sweep.communicate(timeout=120)
     finally:
+        gate.open()  # a worker left behind does not stay held
         for proc in (scheduler, worker):
             if proc is not None:
                 proc.kill()
                 proc.wait()
-    assert sweep.returncode == 1, stderr
+        if sweep is not None and sweep.poll() is None:
+            sweep.kill()
+            sweep.communicate()
+    assert sweep is not None and sweep.returncode == 1, stderr
     assert "Traceback" not in stderr
     with xr.open_dataset(out) as ds:
         statuses = [str(s) for s in ds["status"].values]
         status = ds.attrs["status"]
     finished = sum(s == "completed" for s in statuses)
-    assert 1 <= finished < 8 and statuses.count("pending") == 8 - finished
+    assert 1 <= finished <= gate.released < 8
+    assert statuses.count("pending") == 8 - finished
     assert status == f"interrupted ({finished} of 8 cases done: the connection to the dask " \
                      "scheduler was lost)"
     assert stdout.startswith(status)
