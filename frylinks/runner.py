@@ -104,7 +104,7 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
     errstate = np.errstate(over="ignore", invalid="ignore")
     errstate.__enter__()
     try:
-        with _sigterm_interrupts():
+        with _sigterm_interrupts() as pending:
             for st in steps:
                 sample = sampler.sample(st)
                 times.append(st.t)
@@ -116,6 +116,8 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
                 if bar is not None:
                     bar.update(st.t - last_t)
                 last_t = st.t
+                if pending:  # a signal came: stop here, every sample so far written
+                    raise pending[0]
     except SimulationError as exc:
         status = f"diverged at t={s.t:.6g}: {exc}"
     except KeyboardInterrupt as exc:
@@ -270,20 +272,32 @@ class _Terminated(KeyboardInterrupt):
 
 
 @contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """Turn SIGTERM into an interruption that keeps the results, in the main thread."""
+def _sigterm_interrupts() -> Iterator[list[KeyboardInterrupt]]:
+    """Ctrl-C (SIGINT) and SIGTERM (a job scheduler's stop, ``kill``) stop the run at the
+    next sample, once it is written, in the main thread.
+
+    The signal is recorded, not raised where it lands: raised inside a call into
+    compiled code (or while numba loads machine code from its cache) the exception can
+    corrupt the interpreter's state and crash the process. The run checks after every
+    sample (a sample interval of compiled steps takes milliseconds); a second signal
+    before then raises at once."""
+    pending: list[KeyboardInterrupt] = []
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield pending
         return
 
     def handler(signum: int, frame: Any) -> None:
-        raise _Terminated("SIGTERM")
+        exc = _Terminated("SIGTERM") if signum == signal.SIGTERM else KeyboardInterrupt()
+        if pending:
+            raise exc
+        pending.append(exc)
 
-    previous = signal.signal(signal.SIGTERM, handler)
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        yield
+        yield pending
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 def _progress(enabled: bool, total: float, start: float = 0.0) -> Any:
