@@ -1,4 +1,12 @@
-"""Helpers shared by the built-in force types: line geometry, frames, user functions.
+"""Helpers shared by the built-in force types: line geometry, input vectors, user
+functions.
+
+Line geometry
+-------------
+:func:`line_geometry` and :func:`line_wrench` are :func:`frylinks.jit.kernel` helpers
+that the types' kernels call (and :func:`line` gives the geometry to Python code, such
+as output values): the one implementation of a line's length, direction and length rate
+and of a pair of opposite forces.
 
 User functions
 --------------
@@ -8,21 +16,25 @@ arrays (one entry per element) in place of Exudyn's and Solfec's scalars, so one
 call serves a hundred mooring springs. Write it with numpy operations
 (``np.where(x > 0, k * x, 0.0)``, not ``if x > 0``); it must return an array of the
 same length (or a scalar, broadcast). Elements share a function when they were given
-the same function object.
+the same function object. A Python function cannot run in compiled code: a block with
+one keeps its model on the engine's Python path, where the type's kernels compute the
+kinematics and the built-in law and the function's values replace the law's for its
+elements.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from frylinks.errors import ModelError, SimulationError
-from frylinks.forces import ForceContext, ForceType
+from frylinks.forces import ForceType
+from frylinks.jit import kernel
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param, shown
-from frylinks.rotations import rotate
 from frylinks.signals import SignalSpec
 
 Array = np.ndarray
@@ -53,63 +65,56 @@ def unit_axes(instances: Sequence[Mapping[str, Any]], key: str = "axis") -> Arra
     return a / np.linalg.norm(a, axis=1, keepdims=True)
 
 
+@kernel
+def line_geometry(master: NodeFrames, slave: NodeFrames, length: Array, unit: Array,
+                  rate: Array) -> None:
+    """Length, unit vector and length rate of the lines master node -> slave node, into
+    ``length (n,)``, ``unit (n, 3)`` and ``rate (n,)``.
+
+    * ``s = |p_s - p_m|`` [m];
+    * ``e = (p_s - p_m) / max(s, S_SMALL)``, world axes;
+    * ``s' = e . (v_s - v_m)`` [m s-1], the exact time derivative of ``s`` (for ``s > 0``).
+    """
+    for i in range(len(length)):
+        d0 = slave.p[i, 0] - master.p[i, 0]
+        d1 = slave.p[i, 1] - master.p[i, 1]
+        d2 = slave.p[i, 2] - master.p[i, 2]
+        s = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+        den = s if s > S_SMALL else S_SMALL
+        e0, e1, e2 = d0 / den, d1 / den, d2 / den
+        length[i] = s
+        unit[i, 0], unit[i, 1], unit[i, 2] = e0, e1, e2
+        rate[i] = (e0 * (slave.v[i, 0] - master.v[i, 0])
+                   + e1 * (slave.v[i, 1] - master.v[i, 1])
+                   + e2 * (slave.v[i, 2] - master.v[i, 2]))
+
+
+@kernel
+def line_wrench(value: Array, direction: Array, out: Array) -> None:
+    """A pair of opposite vectors per element into ``out (n, 2, 3)``: ``+value d`` on the
+    master (attachment 0) and ``-value d`` on the slave (attachment 1), for ``value
+    (n,)`` and directions ``d (n, 3)``. For a line force (``d = e``, ``value`` the
+    tension) a positive tension pulls the nodes together; the forces act at the nodes,
+    with no torque about them."""
+    for i in range(len(value)):
+        for j in range(3):
+            f = value[i] * direction[i, j]
+            out[i, 0, j] = f
+            out[i, 1, j] = -f
+
+
 def line(master: NodeFrames, slave: NodeFrames) -> tuple[Array, Array, Array]:
-    """Length, unit vector and length rate of the lines master node -> slave node.
-
-    Returns
-    -------
-    length : (n,) ndarray
-        ``s = |p_s - p_m|`` [m].
-    unit : (n, 3) ndarray
-        ``e = (p_s - p_m) / max(s, S_SMALL)``, world axes.
-    rate : (n,) ndarray
-        ``s' = e . (v_s - v_m)`` [m s-1], the exact time derivative of ``s`` (for
-        ``s > 0``).
-    """
-    delta = slave.p - master.p
-    length = np.sqrt(np.einsum("ni,ni->n", delta, delta))
-    unit = delta / np.maximum(length, S_SMALL)[:, None]
-    rate = np.einsum("ni,ni->n", unit, slave.v - master.v)
+    """:func:`line_geometry` as arrays: ``length (n,)``, ``unit (n, 3)``, ``rate (n,)``."""
+    n = len(master.p)
+    length, unit, rate = np.zeros(n), np.zeros((n, 3)), np.zeros(n)
+    line_geometry(master, slave, length, unit, rate)
     return length, unit, rate
-
-
-def line_wrench(tension: Array, unit: Array) -> tuple[Array, Array]:
-    """Wrenches of line forces: ``-tension e`` on the slave node, ``+tension e`` on the
-    master node (a positive tension pulls the nodes together); no torque about them.
-
-    Returns
-    -------
-    force, torque : (n, 2, 3) ndarray
-    """
-    f = tension[:, None] * unit
-    force = np.stack([f, -f], axis=1)
-    return force, np.zeros_like(force)
 
 
 RESOLVE_DOC = "axes the components are given in"
 
 #: A signal for the types' ``examples`` (parameter sets the contract checks run on).
 SINE = {"type": "sine", "amplitude": 2.0, "omega": 3.0}
-
-
-def resolved(vectors: Array, frame: Array, axes: Sequence[Array]) -> Array:
-    """Vectors given in per-element axes, in world axes.
-
-    Parameters
-    ----------
-    vectors : (n, 3)
-        Components in the chosen axes.
-    frame : (n,) int
-        Per element, 0 for world axes, ``k`` for ``axes[k - 1]``.
-    axes
-        Rotation matrices ``(n, 3, 3)`` (node axes -> world) of the candidate frames.
-    """
-    out = vectors.copy()
-    for k, R in enumerate(axes, start=1):
-        pick = frame == k
-        if pick.any():
-            out[pick] = rotate(R[pick], vectors[pick])
-    return out
 
 
 class ResolvedInput(ForceType):
@@ -130,10 +135,12 @@ class ResolvedInput(ForceType):
         self.frame = np.array([self.FRAMES.index(p["resolve_frame"]) for p in instances],
                               dtype=int)
 
-    def world(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> Array:
-        """The input vectors now, in world axes: ``(n, 3)``."""
-        value = self._value.at(ctx.signals).reshape(-1, 3)
-        return resolved(value, self.frame, tuple(f.R for f in frames))
+    def kernel_data(self) -> tuple[Any, ...]:
+        """``(const, slots, frame, is_torque)``: the input's constants and signal slots
+        (flattened, 3 per element), the frame index of each element and whether the
+        input is a torque."""
+        return (self._value.const.reshape(-1), self._value.slots(), self.frame.astype(np.int64),
+                self._key == "torque")
 
 
 class UserFunctions:
@@ -158,6 +165,14 @@ class UserFunctions:
 
     def __bool__(self) -> bool:
         return bool(self.groups)
+
+    def flags(self, n: int) -> Array:
+        """``(n,)`` int64: 1 for the elements whose law a function gives, else 0 (what
+        the kernels read to take the function's values for those elements)."""
+        out = np.zeros(n, dtype=np.int64)
+        for _, idx in self.groups:
+            out[idx] = 1
+        return out
 
     def apply(self, out: Array, leading: Sequence[Any], arrays: Sequence[Array]) -> Array:
         """Overwrite ``out`` at each group's elements with its function's values.

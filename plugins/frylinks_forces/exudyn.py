@@ -38,22 +38,28 @@ Both take a Python ``user_function`` in place of the linear law,
 ``springForceUserFunction`` without ``mbs`` and ``itemNumber``), called once per
 evaluation with arrays of every element that uses it (see
 :mod:`frylinks_forces.common`).
+
+Both are compiled kernels (kinematics, law and wrench: :func:`linear_evaluate`,
+:func:`torsional_evaluate`). A block with a ``user_function`` cannot run compiled: its
+model runs on the engine's Python path, where the same kernels compute the kinematics
+and the linear law, and the function's values replace the law's for its elements.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from frylinks.forces import ForceContext, ForceType, Output
+from frylinks.forces import ForceContext, ForceKernels, ForceType, Output
+from frylinks.jit import cross3, dot3, kernel, quat_conj_mul, rotate3, rotate_back3, signal_values
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
-from frylinks.rotations import cross, quat_conjugate, quat_multiply, rotate, rotate_back
 from frylinks.signals import SignalSpec
 
-from .common import ACTIVE, UserFunctions, check_active, check_axis, unit_axes
+from .common import ACTIVE, UserFunctions, check_active, check_axis, line_wrench, unit_axes
 
 Array = np.ndarray
 
@@ -63,6 +69,8 @@ class _AxisSpringDamper(ForceType):
     kinematics and where the scalar acts)."""
 
     attachments = ("master", "slave")
+    #: True when the scalar of the law is a torque (else a force).
+    _torque = False
 
     @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
@@ -81,17 +89,76 @@ class _AxisSpringDamper(ForceType):
         self._preload = self.signal_array([p["preload"] for p in instances])
         self.user = UserFunctions([p["user_function"] for p in instances], self.name)
 
+    def kernel_data(self) -> tuple[Any, ...]:
+        """``(axis, stiffness, damping, active, rest, rest slots, velocity_offset, its
+        slots, preload, its slots, user)``: the unit axes ``(n, 3)``, the coefficients,
+        the signals' constants and slots, and int64 flags (``active``; ``user``: the
+        element's law is a user function's value)."""
+        return (self.axis, self.stiffness, self.damping, self.active.astype(np.int64),
+                self._rest.const.reshape(-1), self._rest.slots(),
+                self._velocity_offset.const.reshape(-1), self._velocity_offset.slots(),
+                self._preload.const.reshape(-1), self._preload.slots(),
+                self.user.flags(self.nb_forces))
+
+    def compiled(self) -> str | None:
+        if self.user:
+            return f"force '{self.name}': user_function is a Python callable"
+        return super().compiled()
+
+    def kinematics(self, frames: Sequence[NodeFrames]) -> tuple[Array, Array, Array]:
+        """World direction of the scalar ``(n, 3)``, displacement and its rate ``(n,)``."""
+        raise NotImplementedError
+
     def law(self, x: Array, v: Array, ctx: ForceContext) -> Array:
         """The scalar force (or torque) of every element at displacement ``x`` and rate
-        ``v``: the linear law, a user function's value, or 0 if inactive."""
-        rest = self._rest.at(ctx.signals)
-        f = (self.stiffness * (x - rest)
-             + self.damping * (v - self._velocity_offset.at(ctx.signals))
-             + self._preload.at(ctx.signals))
+        ``v``: the linear law, a user function's value, or 0 if inactive
+        (:func:`axis_law`)."""
+        x = np.ascontiguousarray(x, dtype=float)
+        v = np.ascontiguousarray(v, dtype=float)
+        given = np.zeros(self.nb_forces)
         if self.user:
-            f = self.user.apply(f, (ctx.t,), (x, v, self.stiffness, self.damping,
+            rest = self._rest.at(ctx.signals)
+            self.user.apply(given, (ctx.t,), (x, v, self.stiffness, self.damping,
                                               np.broadcast_to(rest, x.shape)))
-        return np.where(self.active, f, 0.0)
+        out = np.zeros(self.nb_forces)
+        axis_law(self._data(), ctx.signals, x, v, given, out)
+        return out
+
+    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext
+                 ) -> tuple[Array, Array]:
+        """The type's kernel; with user functions (Python path) the same kernels around
+        the functions' values."""
+        if not self.user:
+            return super().evaluate(frames, ctx)
+        direction, x, v = self.kinematics(frames)
+        shape = (self.nb_forces, 2, 3)
+        force, torque = np.zeros(shape), np.zeros(shape)
+        line_wrench(self.law(x, v, ctx), direction, torque if self._torque else force)
+        return force, torque
+
+
+@kernel
+def axis_law(data: tuple[Any, ...], signals: Array, x: Array, v: Array, given: Array,
+             out: Array) -> None:
+    """The scalars of the elements into ``out (n,)``: ``stiffness (x - rest) + damping (v
+    - velocity_offset) + preload``, or ``given`` for an element with a user function; 0
+    for an inactive element."""
+    stiffness, damping, active = data[1], data[2], data[3]
+    user = data[10]
+    n = len(out)
+    rest = np.empty(n)
+    offset = np.empty(n)
+    preload = np.empty(n)
+    signal_values(data[4], data[5], signals, 0, rest)
+    signal_values(data[6], data[7], signals, 0, offset)
+    signal_values(data[8], data[9], signals, 0, preload)
+    for i in range(n):
+        if user[i]:
+            f = given[i]
+        else:
+            f = (stiffness[i] * (x[i] - rest[i]) + damping[i] * (v[i] - offset[i])
+                 + preload[i])
+        out[i] = f if active[i] else 0.0
 
 
 def cubic_spring(t: float, x: Array, v: Array, stiffness: Array, damping: Array,
@@ -142,18 +209,12 @@ class LinearSpringDamper(_AxisSpringDamper):
     ]
 
     def kinematics(self, frames: Sequence[NodeFrames]) -> tuple[Array, Array, Array]:
-        """World axis ``n (n, 3)``, displacement ``dx`` and velocity ``dv`` ``(n,)``."""
-        m, s = frames
-        n = rotate(m.R, self.axis)
-        return (n, np.einsum("ni,ni->n", n, s.p - m.p),
-                np.einsum("ni,ni->n", n, s.v - m.v))
-
-    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext
-                 ) -> tuple[Array, Array]:
-        n, dx, dv = self.kinematics(frames)
-        f = self.law(dx, dv, ctx)[:, None] * n
-        force = np.stack([f, -f], axis=1)
-        return force, np.zeros_like(force)
+        """World axis ``n (n, 3)``, displacement ``dx`` and velocity ``dv`` ``(n,)``
+        (:func:`linear_kinematics`)."""
+        n = self.nb_forces
+        direction, dx, dv = np.zeros((n, 3)), np.zeros(n), np.zeros(n)
+        linear_kinematics(self._data(), frames[0], frames[1], direction, dx, dv)
+        return direction, dx, dv
 
     def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
                       ) -> dict[str, Array]:
@@ -195,6 +256,7 @@ class TorsionalSpringDamper(_AxisSpringDamper):
     }
     description = "torsional spring-damper on the unwrapped twist about a master-node axis"
     memory = ("angle_ref",)  # the unwrapping reference: saved with checkpoints
+    _torque = True
     examples = [
         {"stiffness": 20.0, "damping": 0.3},
         {"stiffness": 5.0, "damping": 0.1, "axis": [1.0, 1.0, 0.0], "rest": 0.5,
@@ -209,30 +271,19 @@ class TorsionalSpringDamper(_AxisSpringDamper):
         #: twist at the previous evaluation (NaN before the first): the unwrapping reference
         self.angle_ref = np.full(self.nb_forces, np.nan)
 
+    def kernel_data(self) -> tuple[Any, ...]:
+        """The connector's arrays, then ``angle_ref`` itself (the kernels update it in
+        place)."""
+        return (*super().kernel_data(), self.angle_ref)
+
     def kinematics(self, frames: Sequence[NodeFrames]) -> tuple[Array, Array, Array]:
         """Torque direction ``g`` (world, ``(n, 3)``), unwrapped twist angle and its rate
-        ``(n,)``; the angle becomes the new unwrapping reference."""
-        m, s = frames
-        q = quat_multiply(quat_conjugate(m.q), s.q)
-        a = self.axis
-        c = q[:, 0]
-        v = q[:, 1:]
-        sn = np.einsum("ni,ni->n", a, v)
-        raw = 2.0 * np.arctan2(sn, c)
-        ref = np.where(np.isnan(self.angle_ref), 0.0, self.angle_ref)
-        angle = ref + (raw - ref + np.pi) % (2.0 * np.pi) - np.pi
-        self.angle_ref = angle
-        norm2 = np.maximum(c * c + sn * sn, 1e-300)
-        g = (c[:, None] * (c[:, None] * a + cross(v, a)) + sn[:, None] * v) / norm2[:, None]
-        rate = np.einsum("ni,ni->n", g, rotate_back(m.R, s.w - m.w))
-        return rotate(m.R, g), angle, rate
-
-    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext
-                 ) -> tuple[Array, Array]:
-        g, angle, rate = self.kinematics(frames)
-        tau = self.law(angle, rate, ctx)[:, None] * g
-        torque = np.stack([tau, -tau], axis=1)
-        return np.zeros_like(torque), torque
+        ``(n,)``; the angle becomes the new unwrapping reference (in place,
+        :func:`twist_kinematics`)."""
+        n = self.nb_forces
+        direction, angle, rate = np.zeros((n, 3)), np.zeros(n), np.zeros(n)
+        twist_kinematics(self._data(), frames[0], frames[1], direction, angle, rate)
+        return direction, angle, rate
 
     def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
                       ) -> dict[str, Array]:
@@ -240,3 +291,85 @@ class TorsionalSpringDamper(_AxisSpringDamper):
         return {"torsional_spring_damper_angle": angle,
                 "torsional_spring_damper_angular_velocity": rate,
                 "torsional_spring_damper_torque": self.law(angle, rate, ctx)}
+
+
+@kernel
+def linear_kinematics(data: tuple[Any, ...], master: NodeFrames, slave: NodeFrames,
+                      direction: Array, dx: Array, dv: Array) -> None:
+    """``n = R_m axis`` into ``direction (n, 3)``, ``dx = n . (p_s - p_m)`` and ``dv = n .
+    (v_s - v_m)`` into ``(n,)``."""
+    axis = data[0]
+    for i in range(len(dx)):
+        rotate3(master.R[i], axis[i], direction[i])
+        e = direction[i]
+        dx[i] = (e[0] * (slave.p[i, 0] - master.p[i, 0]) + e[1] * (slave.p[i, 1] - master.p[i, 1])
+                 + e[2] * (slave.p[i, 2] - master.p[i, 2]))
+        dv[i] = (e[0] * (slave.v[i, 0] - master.v[i, 0]) + e[1] * (slave.v[i, 1] - master.v[i, 1])
+                 + e[2] * (slave.v[i, 2] - master.v[i, 2]))
+
+
+@kernel
+def linear_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                    signals: Array, gravity: Array, states: Array, static: bool, force: Array,
+                    torque: Array) -> None:
+    """``linear_spring_damper``: ``+f n`` on the master node, ``-f n`` on the slave."""
+    n = len(force)
+    direction = np.empty((n, 3))
+    dx = np.empty(n)
+    dv = np.empty(n)
+    f = np.empty(n)
+    linear_kinematics(data, frames[0], frames[1], direction, dx, dv)
+    axis_law(data, signals, dx, dv, dx, f)
+    line_wrench(f, direction, force)
+
+
+@kernel
+def twist_kinematics(data: tuple[Any, ...], master: NodeFrames, slave: NodeFrames,
+                     direction: Array, angle: Array, rate: Array) -> None:
+    """Torque direction ``R_m g`` into ``direction (n, 3)``, the unwrapped twist and its
+    rate ``g . Omega`` into ``(n,)`` (module doc); ``angle_ref`` (``data[11]``) becomes the
+    twist, in place."""
+    axis, angle_ref = data[0], data[11]
+    q = np.empty(4)
+    qa = np.empty(3)
+    g = np.empty(3)
+    dw = np.empty(3)
+    omega = np.empty(3)
+    for i in range(len(angle)):
+        quat_conj_mul(master.q[i], slave.q[i], q)
+        a = axis[i]
+        c = q[0]
+        sn = a[0] * q[1] + a[1] * q[2] + a[2] * q[3]
+        raw = 2.0 * math.atan2(sn, c)
+        ref = 0.0 if math.isnan(angle_ref[i]) else angle_ref[i]
+        unwrapped = ref + (raw - ref + math.pi) % (2.0 * math.pi) - math.pi
+        angle_ref[i] = unwrapped
+        angle[i] = unwrapped
+        norm2 = max(c * c + sn * sn, 1e-300)
+        cross3(q[1:4], a, qa)
+        for j in range(3):
+            g[j] = (c * (c * a[j] + qa[j]) + sn * q[1 + j]) / norm2
+            dw[j] = slave.w[i, j] - master.w[i, j]
+        rotate_back3(master.R[i], dw, omega)
+        rate[i] = dot3(g, omega)
+        rotate3(master.R[i], g, direction[i])
+
+
+@kernel
+def torsional_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                       signals: Array, gravity: Array, states: Array, static: bool,
+                       force: Array, torque: Array) -> None:
+    """``torsional_spring_damper``: ``+tau R_m g`` on the master, ``-tau R_m g`` on the
+    slave."""
+    n = len(torque)
+    direction = np.empty((n, 3))
+    angle = np.empty(n)
+    rate = np.empty(n)
+    tau = np.empty(n)
+    twist_kinematics(data, frames[0], frames[1], direction, angle, rate)
+    axis_law(data, signals, angle, rate, angle, tau)
+    line_wrench(tau, direction, torque)
+
+
+LinearSpringDamper.kernels = ForceKernels(linear_evaluate)
+TorsionalSpringDamper.kernels = ForceKernels(torsional_evaluate)

@@ -10,18 +10,20 @@ Multibody.jl). With ``F`` the force in world axes:
   torque ``-r x F``, so that the pair is in equilibrium (no net force, no net moment), as
   Modelica's ``Forces.Force`` does for ``frame_a``;
 * ``torque``: ``+T`` on the slave body and ``-T`` on the master body.
+
+Both are evaluated by one compiled kernel (:func:`evaluate`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from frylinks.forces import ForceContext
+from frylinks.forces import ForceKernels
+from frylinks.jit import cross3, kernel, rotate3, signal_values
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
-from frylinks.rotations import cross
 
 from .common import RESOLVE_DOC, SINE, ResolvedInput
 
@@ -50,14 +52,6 @@ class Force(ResolvedInput):
     FRAMES = FRAMES
     _key = "force"
 
-    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext
-                 ) -> tuple[Array, Array]:
-        f = self.world(frames, ctx)
-        force = np.stack([-f, f], axis=1)
-        torque = np.zeros_like(force)
-        torque[:, 0] = -cross(frames[1].p - frames[0].p, f)
-        return force, torque
-
 
 class Torque(Force):
     """A torque between two bodies (module doc): ``+T`` on the slave, ``-T`` on the
@@ -77,8 +71,37 @@ class Torque(Force):
                 {"torque": [0.5, SINE, -1.0], "resolve_frame": "world"}]
     _key = "torque"
 
-    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext
-                 ) -> tuple[Array, Array]:
-        t = self.world(frames, ctx)
-        torque = np.stack([-t, t], axis=1)
-        return np.zeros_like(torque), torque
+
+@kernel
+def evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float, signals: Array,
+             gravity: Array, states: Array, static: bool, force: Array, torque: Array) -> None:
+    """``force`` and ``torque`` (module doc); ``data`` is :meth:`ResolvedInput.kernel_data`
+    (frame 0: world, 1: master axes, 2: slave axes)."""
+    const, slot, frame, is_torque = data
+    master, slave = frames[0], frames[1]
+    value = np.empty(len(const))
+    signal_values(const, slot, signals, 0, value)
+    f = np.empty(3)
+    r = np.empty(3)
+    moment = np.empty(3)
+    for i in range(len(frame)):
+        v = value[3 * i: 3 * i + 3]
+        if frame[i] == 1:
+            rotate3(master.R[i], v, f)
+        elif frame[i] == 2:
+            rotate3(slave.R[i], v, f)
+        else:
+            f[:] = v
+        out = torque if is_torque else force
+        for j in range(3):
+            out[i, 0, j] = -f[j]
+            out[i, 1, j] = f[j]
+        if not is_torque:
+            for j in range(3):
+                r[j] = slave.p[i, j] - master.p[i, j]
+            cross3(r, f, moment)
+            for j in range(3):
+                torque[i, 0, j] = -moment[j]
+
+
+Force.kernels = ForceKernels(evaluate)

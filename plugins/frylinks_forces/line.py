@@ -20,6 +20,10 @@ inertia (which couples the two bodies) and its weight (see
 
 Below ``s = 1e-9`` m the direction is ``(p_s - p_m) / 1e-9`` (Modelica's ``s_small``),
 so coincident nodes get no force rather than a division by zero.
+
+The three types share one compiled kernel (:func:`evaluate`, on the line geometry of
+:func:`~frylinks_forces.common.line_geometry`); the spring's point masses are a kernel
+too (:func:`point_masses`).
 """
 
 from __future__ import annotations
@@ -30,12 +34,13 @@ from typing import Any
 import numpy as np
 
 from frylinks.errors import ModelError
-from frylinks.forces import ForceContext, ForceType, Output
+from frylinks.forces import ForceContext, ForceKernels, ForceType, Output
+from frylinks.jit import kernel, signal_values
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
 from frylinks.signals import SignalSpec
 
-from .common import line, line_wrench
+from .common import line, line_geometry, line_wrench
 
 Array = np.ndarray
 
@@ -74,14 +79,16 @@ class _LineForce(ForceType):
         self.damping = np.array([p.get("damping", 0.0) for p in instances], dtype=float)
         self._rest = self.signal_array([p.get("rest", 0.0) for p in instances])
 
-    def tension(self, length: Array, rate: Array, ctx: ForceContext) -> Array:
-        """Tension ``(n,)`` [N] at lengths and length rates ``(n,)``."""
-        return self.stiffness * (length - self._rest.at(ctx.signals)) + self.damping * rate
+    def kernel_data(self) -> tuple[Any, ...]:
+        """``(stiffness, damping, rest constants, rest slots)``."""
+        return (self.stiffness, self.damping, self._rest.const.reshape(-1), self._rest.slots())
 
-    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext
-                 ) -> tuple[Array, Array]:
-        length, unit, rate = line(frames[0], frames[1])
-        return line_wrench(self.tension(length, rate, ctx), unit)
+    def tension(self, length: Array, rate: Array, ctx: ForceContext) -> Array:
+        """Tension ``(n,)`` [N] at lengths and length rates ``(n,)`` (:func:`line_tension`)."""
+        out = np.zeros(self.nb_forces)
+        line_tension(self._data(), ctx.signals, np.ascontiguousarray(length, dtype=float),
+                     np.ascontiguousarray(rate, dtype=float), out)
+        return out
 
     def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
                       ) -> dict[str, Array]:
@@ -126,12 +133,9 @@ class Spring(_LineForce):
         fraction = np.array([p["length_fraction"] for p in instances], dtype=float)
         self.weights = np.stack([1.0 - fraction, fraction], axis=1).reshape(-1, 2)
 
-    def point_masses(self, frames: Sequence[NodeFrames], ctx: ForceContext
-                     ) -> tuple[Array, Array] | None:
-        """The springs' masses at ``(1 - length_fraction) p_m + length_fraction p_s``."""
-        if not self.mass.any():
-            return None
-        return self.mass, self.weights
+    def kernel_data(self) -> tuple[Any, ...]:
+        """The line force's arrays, then ``(mass, weights)`` of the point masses."""
+        return (*super().kernel_data(), self.mass, self.weights)
 
 
 class Damper(_LineForce):
@@ -158,3 +162,50 @@ class SpringDamperParallel(_LineForce):
     @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
         _check_rest(params)
+
+
+@kernel
+def line_tension(data: tuple[Any, ...], signals: Array, length: Array, rate: Array,
+                 out: Array) -> None:
+    """Tensions ``stiffness (s - rest) + damping s'`` into ``out (n,)``."""
+    stiffness, damping, rest_const, rest_slot = data[0], data[1], data[2], data[3]
+    rest = np.empty(len(rest_const))
+    signal_values(rest_const, rest_slot, signals, 0, rest)
+    for i in range(len(out)):
+        out[i] = stiffness[i] * (length[i] - rest[i]) + damping[i] * rate[i]
+
+
+@kernel
+def evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float, signals: Array,
+             gravity: Array, states: Array, static: bool, force: Array, torque: Array) -> None:
+    """Line forces (module doc): ``+f e`` on the master node, ``-f e`` on the slave."""
+    n = len(force)
+    length = np.empty(n)
+    unit = np.empty((n, 3))
+    rate = np.empty(n)
+    f = np.empty(n)
+    line_geometry(frames[0], frames[1], length, unit, rate)
+    line_tension(data, signals, length, rate, f)
+    line_wrench(f, unit, force)
+
+
+@kernel
+def point_masses(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], mass: Array,
+                 weights: Array) -> bool:
+    """The springs' masses at ``(1 - length_fraction) p_m + length_fraction p_s``; False
+    when no spring of the block has a mass."""
+    m, w = data[4], data[5]
+    carried = False
+    for i in range(len(m)):
+        carried = carried or m[i] != 0.0
+    if not carried:
+        return False
+    for i in range(len(m)):
+        mass[i] = m[i]
+        weights[i, 0] = w[i, 0]
+        weights[i, 1] = w[i, 1]
+    return True
+
+
+_LineForce.kernels = ForceKernels(evaluate)
+Spring.kernels = ForceKernels(evaluate, point_masses=point_masses)

@@ -21,23 +21,30 @@ the points apart along ``e``: its ``-1000 * stroke - 100 * velocity`` is here
 ``rest`` has no default: Solfec measures the stroke from the initial distance of the two
 points, Multibody.jl from an unstretched length that defaults to 0; giving it makes the
 choice explicit (the initial distance for a Solfec model).
+
+The table law is a compiled kernel (:func:`evaluate`, with the tables interpolated by
+:func:`table_value`). A block with a Python ``function`` cannot run compiled: its model
+runs on the engine's Python path, where the same kernels compute the line and the
+tension, the function's values taking the place of the table's for its elements.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from frylinks.errors import ModelError
-from frylinks.forces import ForceContext, ForceType, Output
+from frylinks.forces import ForceContext, ForceKernels, ForceType, Output
+from frylinks.jit import kernel
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param, as_vector
 from frylinks.piecewise import PiecewiseLinear
 from frylinks.signals import SignalSpec
 
-from .common import UserFunctions, line, line_wrench
+from .common import UserFunctions, line, line_geometry, line_wrench
 
 Array = np.ndarray
 
@@ -101,21 +108,40 @@ class UserSpring(ForceType):
             [t if t is not None else np.array([[0.0, 0.0], [1.0, 0.0]]) for t in tables],
             "linear")
 
-    def interpolate(self, stretch: Array) -> Array:
-        """Tension of the tables at ``stretch (n,)``, linear extrapolation outside."""
-        return self.table.value(stretch)
+    def kernel_data(self) -> tuple[Any, ...]:
+        """``(rest, damping, tabled, knots x, knots y, knots per table, user)``: the
+        tables as :class:`~frylinks.piecewise.PiecewiseLinear` pads them (``x`` padded with
+        inf), and int64 flags (``tabled``; ``user``: the element's tension is a user
+        function's value)."""
+        return (self.rest, self.damping, self.tabled.astype(np.int64), self.table.x,
+                self.table.y, self.table.size.astype(np.int64), self.user.flags(self.nb_forces))
+
+    def compiled(self) -> str | None:
+        if self.user:
+            return f"force '{self.name}': function is a Python callable"
+        return super().compiled()
 
     def tension(self, stretch: Array, rate: Array) -> Array:
-        """Tension ``(n,)`` at stretches and stretch rates ``(n,)``."""
-        f = np.where(self.tabled, self.interpolate(stretch), 0.0)
+        """Tension ``(n,)`` at stretches and stretch rates ``(n,)`` (:func:`spring_tension`)."""
+        stretch = np.ascontiguousarray(stretch, dtype=float)
+        rate = np.ascontiguousarray(rate, dtype=float)
+        given = np.zeros(self.nb_forces)
         if self.user:
-            f = self.user.apply(f, (), (stretch, rate))
-        return f + self.damping * rate
+            self.user.apply(given, (), (stretch, rate))
+        out = np.zeros(self.nb_forces)
+        spring_tension(self._data(), stretch, rate, given, out)
+        return out
 
     def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext
                  ) -> tuple[Array, Array]:
+        """The type's kernel; with user functions (Python path) the same kernels around
+        the functions' values."""
+        if not self.user:
+            return super().evaluate(frames, ctx)
         length, unit, rate = line(frames[0], frames[1])
-        return line_wrench(self.tension(length - self.rest, rate), unit)
+        force = np.zeros((self.nb_forces, 2, 3))
+        line_wrench(self.tension(length - self.rest, rate), unit, force)
+        return force, np.zeros_like(force)
 
     def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
                       ) -> dict[str, Array]:
@@ -123,6 +149,57 @@ class UserSpring(ForceType):
         stretch = length - self.rest
         return {"user_spring_stretch": stretch, "user_spring_stretch_rate": rate,
                 "user_spring_force": self.tension(stretch, rate)}
+
+
+@kernel
+def table_value(x: Array, y: Array, size: int, value: float) -> float:
+    """One table (knots ``x``, ``y``; ``size`` of them, then padding) at ``value``,
+    extrapolated linearly with the end segments (as
+    :meth:`~frylinks.piecewise.PiecewiseLinear.value` with ``linear``)."""
+    count = 0  # knots at or left of the value
+    for j in range(len(x)):
+        if value >= x[j]:
+            count += 1
+    k = min(max(count - 1, 0), max(size - 2, 0))
+    x0, x1, y0, y1 = x[k], x[k + 1], y[k], y[k + 1]
+    slope = (y1 - y0) / (x1 - x0) if math.isfinite(x1) else 0.0
+    return y0 + slope * (value - x0)
+
+
+@kernel
+def spring_tension(data: tuple[Any, ...], stretch: Array, rate: Array, given: Array,
+                   out: Array) -> None:
+    """Tensions into ``out (n,)``: the table's (or ``given`` for an element with a user
+    function) at the stretch, plus ``damping`` times the stretch rate."""
+    damping, tabled, kx, ky, size, user = data[1], data[2], data[3], data[4], data[5], data[6]
+    for i in range(len(out)):
+        if user[i]:
+            f = given[i]
+        elif tabled[i]:
+            f = table_value(kx[i], ky[i], size[i], stretch[i])
+        else:
+            f = 0.0
+        out[i] = f + damping[i] * rate[i]
+
+
+@kernel
+def evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float, signals: Array,
+             gravity: Array, states: Array, static: bool, force: Array, torque: Array) -> None:
+    """``user_spring`` with tables: ``+f e`` on the master node, ``-f e`` on the slave."""
+    rest = data[0]
+    n = len(force)
+    length = np.empty(n)
+    unit = np.empty((n, 3))
+    rate = np.empty(n)
+    f = np.empty(n)
+    line_geometry(frames[0], frames[1], length, unit, rate)
+    for i in range(n):
+        length[i] -= rest[i]  # the stretch
+    spring_tension(data, length, rate, rate, f)
+    line_wrench(f, unit, force)
+
+
+UserSpring.kernels = ForceKernels(evaluate)
 
 
 def parse_table(value: Any) -> Array:
