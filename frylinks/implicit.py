@@ -715,7 +715,8 @@ class CompiledStepper:
             mem.udot, mem.a, mem.lam, mem.zdot, mem.udot_prev, mem.zdot_prev))
         h_prev = np.array([mem.h_prev])
         self._run(s, arrays, h_prev, k0, k1, dt, t0)
-        return Memory(*arrays, h_prev=float(h_prev[0]))
+        udot, a, lam, zdot, udot_prev, zdot_prev = arrays
+        return Memory(udot, a, lam, zdot, udot_prev, zdot_prev, float(h_prev[0]))
 
     def rebuild_at(self, anchor: dict[str, Array], angle_ref: Array) -> None:
         """Build the Newton matrix where a checkpointed run had it."""

@@ -104,7 +104,7 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
     errstate = np.errstate(over="ignore", invalid="ignore")
     errstate.__enter__()
     try:
-        with _sigterm_interrupts() as pending:
+        with _sigterm_interrupts(defer=True) as pending:
             for st in steps:
                 sample = sampler.sample(st)
                 times.append(st.t)
@@ -272,15 +272,16 @@ class _Terminated(KeyboardInterrupt):
 
 
 @contextmanager
-def _sigterm_interrupts() -> Iterator[list[KeyboardInterrupt]]:
-    """Ctrl-C (SIGINT) and SIGTERM (a job scheduler's stop, ``kill``) stop the run at the
-    next sample, once it is written, in the main thread.
+def _sigterm_interrupts(defer: bool = False) -> Iterator[list[KeyboardInterrupt]]:
+    """SIGTERM (a job scheduler's stop, ``kill``) interrupts as Ctrl-C does, in the main
+    thread.
 
-    The signal is recorded, not raised where it lands: raised inside a call into
-    compiled code (or while numba loads machine code from its cache) the exception can
-    corrupt the interpreter's state and crash the process. The run checks after every
-    sample (a sample interval of compiled steps takes milliseconds); a second signal
-    before then raises at once."""
+    With ``defer`` (a run), both are recorded in the list yielded, not raised where they
+    land: raised inside a call into compiled code (or while numba loads machine code
+    from its cache) the exception can corrupt the interpreter's state and crash the
+    process. The run checks the list after every sample it writes (a sample interval of
+    compiled steps takes milliseconds); a second signal before then raises at once.
+    Without (a sweep, waiting on dask in Python), they raise at once."""
     pending: list[KeyboardInterrupt] = []
     if threading.current_thread() is not threading.main_thread():
         yield pending
@@ -288,11 +289,12 @@ def _sigterm_interrupts() -> Iterator[list[KeyboardInterrupt]]:
 
     def handler(signum: int, frame: Any) -> None:
         exc = _Terminated("SIGTERM") if signum == signal.SIGTERM else KeyboardInterrupt()
-        if pending:
+        if pending or not defer:
             raise exc
         pending.append(exc)
 
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    signals = (signal.SIGINT, signal.SIGTERM) if defer else (signal.SIGTERM,)
+    previous = {sig: signal.signal(sig, handler) for sig in signals}
     try:
         yield pending
     finally:

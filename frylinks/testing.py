@@ -1240,8 +1240,8 @@ def _compiled_system(cls: type[Any], instances: list[dict[str, Any]], registry: 
     for i, p in enumerate(instances):
         refs = {}
         for j, att in enumerate(cls.attachments):
-            body = names[(i + j) % 3] if j < 2 or i % 2 == 0 else "ground"
-            refs[att] = body if cls.parameters[att].kind == "body" else f"{body}.n"
+            where = names[(i + j) % 3] if j < 2 or i % 2 == 0 else "ground"
+            refs[att] = where if cls.parameters[att].kind == "body" else f"{where}.n"
         system.add_force(f"f{i}", cls.name, **p, **refs)
     return system
 

@@ -840,9 +840,9 @@ def python_path() -> Iterator[None]:
 def compiled_step(model: Model) -> CompiledStep | None:
     """The model's compiled step (built once per model), or None when it runs on the
     Python path; the reason is kept in ``model.python_reason``."""
-    cached = getattr(model, "_compiled", False)
-    if cached is not False:
-        return cached  # type: ignore[no-any-return]
+    if hasattr(model, "_compiled"):
+        cached: CompiledStep | None = model._compiled
+        return cached
     why: tuple[str, bool] | None = None
     if os.environ.get("FRYLINKS_PYTHON") == "1":
         why = ("FRYLINKS_PYTHON=1 asks for the Python path", False)
