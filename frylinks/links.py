@@ -347,6 +347,18 @@ def axis_twist(q: Array, ref: float, k: int, swing: Array) -> float:
 
 
 @kernel
+def rotvec_displacement(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
+                        angle_ref: Array, out: Array) -> None:
+    """The displacement of a link whose rotations are not one free angle: ``d`` and the
+    rotation vector of ``q_rel`` (a ``LinkKernels.displacement`` any type may use)."""
+    rv = np.empty(3)
+    for i in range(len(out)):
+        out[i, 0:3] = rel.d[i]
+        quat_to_rotvec4(rel.q_rel[i], rv)
+        out[i, 3:6] = rv
+
+
+@kernel
 def axis_displacement(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
                       angle_ref: Array, out: Array) -> None:
     k = data[5]

@@ -126,13 +126,7 @@ class Sampler:
             if not blk.kind.outputs:
                 continue
             ev.force_ctx.states = s.z[blk.states]
-            values = blk.kind.output_values(frames, ev.force_ctx)
-            for name, o in blk.kind.outputs.items():
-                full = out.get(name)
-                if full is None:
-                    shape = tuple(len(COORDS[d]) for d in o.dims)
-                    full = out[name] = np.full((nf, *shape), np.nan)
-                full[blk.index] = values[name]
+            _place(out, blk, blk.kind.output_values(frames, ev.force_ctx), nf)
         for setting in self.settings:
             out.update(setting.output_values(s.t))
         return out
@@ -176,16 +170,21 @@ class Sampler:
             if blk.kind.outputs:
                 ctx = ForceContext(s.t, signals, model.gravity, model.settings,
                                    states=s.z[blk.states])
-                values = blk.kind.output_values(frames, ctx)
-                for name, o in blk.kind.outputs.items():
-                    full = out.get(name)
-                    if full is None:
-                        shape = tuple(len(COORDS[d]) for d in o.dims)
-                        full = out[name] = np.full((nf, *shape), np.nan)
-                    full[blk.index] = values[name]
+                _place(out, blk, blk.kind.output_values(frames, ctx), nf)
         for setting in self.settings:
             out.update(setting.output_values(s.t))
         return out
+
+
+def _place(out: dict[str, np.ndarray], blk: Any, values: dict[str, np.ndarray], nf: int
+           ) -> None:
+    """A force block's plugin outputs into the model's arrays (NaN for other types)."""
+    for name, o in blk.kind.outputs.items():
+        full = out.get(name)
+        if full is None:
+            shape = tuple(len(COORDS[d]) for d in o.dims)
+            full = out[name] = np.full((nf, *shape), np.nan)
+        full[blk.index] = values[name]
 
 
 def coordinates(model: Model) -> dict[str, Any]:

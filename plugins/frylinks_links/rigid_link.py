@@ -26,7 +26,7 @@ import numpy as np
 
 from frylinks.jit import kernel, quat_to_rotvec4
 from frylinks.kinematics import Relative
-from frylinks.links import LinkKernels, LinkType
+from frylinks.links import LinkKernels, LinkType, rotvec_displacement
 from frylinks.params import Param
 from frylinks.signals import SignalSpec
 
@@ -131,16 +131,6 @@ def rigid_residual(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
 
 
 @kernel
-def rigid_displacement(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
-                       angle_ref: Array, out: Array) -> None:
-    rv = np.empty(3)
-    for i in range(len(out)):
-        out[i, 0:3] = rel.d[i]
-        quat_to_rotvec4(rel.q_rel[i], rv)
-        out[i, 3:6] = rv
-
-
-@kernel
 def rigid_coordinates(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
                       angle_ref: Array, gpos: Array, gvel: Array) -> None:
     n = np.empty(3)
@@ -186,5 +176,5 @@ def rigid_unwrap_angle(data: tuple[Any, ...], rel: Relative, angle_ref: Array,
     return False  # three free rotations: no single angle to unwrap
 
 
-RigidLink.kernels = LinkKernels(rigid_constraints, rigid_residual, rigid_displacement,
+RigidLink.kernels = LinkKernels(rigid_constraints, rigid_residual, rotvec_displacement,
                                 rigid_coordinates, rigid_free_basis, rigid_unwrap_angle)

@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from frylinks.jit import cross3, kernel, quat_to_matrix3, quat_to_rotvec4, wrap_to_pi
+from frylinks.jit import cross3, kernel, quat_to_matrix3, wrap_to_pi
 from frylinks.kinematics import Relative
-from frylinks.links import LinkKernels, LinkType
+from frylinks.links import LinkKernels, LinkType, rotvec_displacement
 from frylinks.params import Param
 from frylinks.signals import SignalSpec
 
@@ -139,16 +139,6 @@ def universal_residual(data: tuple[Any, ...], rel: Relative, t: float, s0: Array
 
 
 @kernel
-def universal_displacement(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
-                           angle_ref: Array, out: Array) -> None:
-    rv = np.empty(3)
-    for i in range(len(out)):
-        out[i, 0:3] = rel.d[i]
-        quat_to_rotvec4(rel.q_rel[i], rv)
-        out[i, 3:6] = rv
-
-
-@kernel
 def _unwrapped(a: float, ref: float) -> float:
     """``a`` unwrapped against ``ref`` (NaN: none kept yet, 0 stands in)."""
     r = 0.0 if math.isnan(ref) else ref
@@ -197,5 +187,5 @@ def universal_unwrap_angle(data: tuple[Any, ...], rel: Relative, angle_ref: Arra
 
 
 UniversalLink.kernels = LinkKernels(universal_constraints, universal_residual,
-                                    universal_displacement, universal_coordinates,
+                                    rotvec_displacement, universal_coordinates,
                                     universal_free_basis, universal_unwrap_angle)
