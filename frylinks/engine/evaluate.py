@@ -110,12 +110,6 @@ def _constraints(model: Model, b: BodyStates, ctx: LinkContext, angle_out: Array
     return rels, vals, res, vel, acc
 
 
-def _world_inertia(model: Model, b: BodyStates) -> Array:
-    """Inertia tensors about the COGs in world axes, ``(nb, 3, 3)``."""
-    R = b.R[: model.nb_bodies]
-    return R @ model.inertia @ np.swapaxes(R, 1, 2)
-
-
 def mass_blocks(model: Model, b: BodyStates) -> Array:
     """Each body's 6x6 mass matrix about its COG, world axes, added mass included."""
     return N.mass_blocks(_core(model), b.R, model.nb_bodies)
@@ -133,11 +127,6 @@ def _core(model: Model) -> tuple[Any, ...]:
     if core is None:
         core = model._core = core_data(model)  # type: ignore[attr-defined]
     return core
-
-
-def _scatter(f: Array, body: Array, wrench: Array) -> None:
-    """Add ``wrench (n, 6)`` to ``f (nb + 1, 6)`` at rows ``body`` (repeats summed)."""
-    np.add.at(f, body, wrench)
 
 
 def evaluate(model: Model, s: State, static: bool = False) -> Evaluation:

@@ -36,11 +36,6 @@ HYDRO_FILE = Param("path", "", "Capytaine hydrodynamic dataset (netCDF): absolut
                    default=None)
 
 
-def _wrench(generalised: Array) -> tuple[Array, Array]:
-    """(n, 6) generalised forces at the COG -> force and torque ``(n, 1, 3)``."""
-    return generalised[:, None, :3].copy(), generalised[:, None, 3:].copy()
-
-
 class BodyCoefficients(ForceType):
     """Base of forces on a body from a 6x6 matrix parameter (``_key``)."""
 

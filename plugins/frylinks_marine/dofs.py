@@ -153,8 +153,3 @@ def displacement(p: Array, q: Array, p_ref: Array, q_ref: Array) -> Array:
     displacement_kernel(p.reshape(-1, 3), q.reshape(-1, 4), p_ref.reshape(-1, 3),
                         q_ref.reshape(-1, 4), out)
     return out
-
-
-def velocity(v: Array, w: Array) -> Array:
-    """``xi'``: COG velocity and angular velocity, world axes, ``(n, 6)``."""
-    return np.concatenate([v, w], axis=1)
