@@ -141,6 +141,14 @@ def wrap_to_pi(a: float) -> float:
 
 
 @kernel
+def unwrap(a: float, ref: float) -> float:
+    """The angle ``a`` counted in whole turns from ``ref``: the one of ``a + 2 pi k``
+    within half a turn of ``ref`` (NaN: no reference kept yet, 0 stands in)."""
+    r = 0.0 if math.isnan(ref) else ref
+    return r + wrap_to_pi(a - r)
+
+
+@kernel
 def signal_values(const: np.ndarray, slot: np.ndarray, values: np.ndarray, order: int,
                   out: np.ndarray) -> None:
     """A :class:`~frylinks.signals.SignalArray` at a time, flattened into ``out``:

@@ -29,8 +29,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from .jit import kernel, quat_mul, quat_to_rotvec4
-from .jit import wrap_to_pi as wrap_angle
+from .jit import kernel, quat_mul, quat_to_rotvec4, unwrap
 from .kinematics import Relative
 from .params import Param
 from .signals import SignalArray, SignalSpec
@@ -270,11 +269,6 @@ def _why_not_compiled(obj: Any, kind: str, methods: Sequence[str]) -> str | None
     return None
 
 
-def wrap_to_pi(a: Array) -> Array:
-    """Angles mapped to [-pi, pi)."""
-    return (a + np.pi) % (2.0 * np.pi) - np.pi
-
-
 class AxisLink(LinkType):
     """A link whose free DOFs are axes of the master node.
 
@@ -334,9 +328,7 @@ class AxisLink(LinkType):
 def axis_twist(q: Array, ref: float, k: int, swing: Array) -> float:
     """Unwrapped angle about axis ``k`` of the rotation ``q`` (against ``ref``, NaN for
     none) and, in ``swing``, the rotation vector of what remains (locked)."""
-    raw = 2.0 * math.atan2(q[1 + k], q[0])
-    r = 0.0 if math.isnan(ref) else ref
-    angle = r + wrap_angle(raw - r)
+    angle = unwrap(2.0 * math.atan2(q[1 + k], q[0]), ref)
     untwist = np.zeros(4)  # conjugate of the twist about the free axis
     untwist[0] = math.cos(0.5 * angle)
     untwist[1 + k] = -math.sin(0.5 * angle)

@@ -54,7 +54,16 @@ from typing import Any
 import numpy as np
 
 from frylinks.forces import ForceContext, ForceKernels, ForceType, Output
-from frylinks.jit import cross3, dot3, kernel, quat_conj_mul, rotate3, rotate_back3, signal_values
+from frylinks.jit import (
+    cross3,
+    dot3,
+    kernel,
+    quat_conj_mul,
+    rotate3,
+    rotate_back3,
+    signal_values,
+    unwrap,
+)
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
 from frylinks.signals import SignalSpec
@@ -340,9 +349,7 @@ def twist_kinematics(data: tuple[Any, ...], master: NodeFrames, slave: NodeFrame
         a = axis[i]
         c = q[0]
         sn = a[0] * q[1] + a[1] * q[2] + a[2] * q[3]
-        raw = 2.0 * math.atan2(sn, c)
-        ref = 0.0 if math.isnan(angle_ref[i]) else angle_ref[i]
-        unwrapped = ref + (raw - ref + math.pi) % (2.0 * math.pi) - math.pi
+        unwrapped = unwrap(2.0 * math.atan2(sn, c), angle_ref[i])
         angle_ref[i] = unwrapped
         angle[i] = unwrapped
         norm2 = max(c * c + sn * sn, 1e-300)

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from frylinks.jit import cross3, kernel, quat_to_matrix3, wrap_to_pi
+from frylinks.jit import cross3, kernel, quat_to_matrix3, unwrap
 from frylinks.kinematics import Relative
 from frylinks.links import LinkKernels, LinkType, rotvec_displacement
 from frylinks.params import Param
@@ -139,13 +139,6 @@ def universal_residual(data: tuple[Any, ...], rel: Relative, t: float, s0: Array
 
 
 @kernel
-def _unwrapped(a: float, ref: float) -> float:
-    """``a`` unwrapped against ``ref`` (NaN: none kept yet, 0 stands in)."""
-    r = 0.0 if math.isnan(ref) else ref
-    return r + wrap_to_pi(a - r)
-
-
-@kernel
 def universal_coordinates(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
                           angle_ref: Array, gpos: Array, gvel: Array) -> None:
     first, second = data
@@ -154,7 +147,7 @@ def universal_coordinates(data: tuple[Any, ...], rel: Relative, t: float, s0: Ar
     for i in range(len(first)):
         a, b = _angles(rel.q_rel[i], first[i], second[i], R, u)
         w = rel.tau[i, 3:6]
-        gpos[i, 0] = _unwrapped(a, angle_ref[i])
+        gpos[i, 0] = unwrap(a, angle_ref[i])
         gpos[i, 1] = b
         gvel[i, 0] = w[first[i]]
         gvel[i, 1] = u[0] * w[0] + u[1] * w[1] + u[2] * w[2]
@@ -182,7 +175,7 @@ def universal_unwrap_angle(data: tuple[Any, ...], rel: Relative, angle_ref: Arra
     u = np.empty(3)
     for i in range(len(first)):
         a, _ = _angles(rel.q_rel[i], first[i], second[i], R, u)
-        out[i] = _unwrapped(a, angle_ref[i])
+        out[i] = unwrap(a, angle_ref[i])
     return True
 
 
