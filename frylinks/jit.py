@@ -11,6 +11,18 @@ The helpers below take and fill single rows (one vector, one quaternion) and are
 meant to be called inside kernels; each is the one implementation of its formula
 that the compiled code uses.
 
+**A kernel the step calls cannot raise.** It does not allocate: its outputs and work
+arrays come from its caller (the compiled step allocates them once, before its loop),
+and a temporary of fixed size is :func:`scratch` (on the stack). It does not assign an
+array to a slice (``a[0:3] = b``, ``a[:] = b``: numba checks the shapes and may raise);
+it loops, or calls :func:`copy_into` (a scalar, ``a[:] = 0.0``, is fine). The reason is
+numba's reference counting: in a function that may raise, numba cannot prove its
+tuple arguments' reference counts balance, so every call increments and decrements the
+count of every array in every tuple it takes (a link kernel takes about thirty), with
+atomic instructions. Measured, those and the allocations were three quarters of a small
+model's step (a call of a kernel with a ten-array tuple: 137 ns allocating, 37 ns
+assigning a slice, 1 to 15 ns otherwise).
+
 Set the environment variable ``NUMBA_DISABLE_JIT=1`` to run every kernel as plain
 Python (slow; for stepping through one in a debugger).
 """
@@ -22,7 +34,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import numpy as np
-from numba import njit
+from numba import carray, config, njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -38,7 +52,81 @@ def kernel(fn: F) -> F:
     return njit(**OPTIONS)(fn)  # type: ignore[no-any-return]
 
 
-@kernel
+def helper(fn: F) -> F:
+    """Compile ``fn`` as a kernel that other kernels call, written into each caller
+    (numba's ``inline="always"``): a call of a compiled function that is not inlined
+    may raise, as far as the caller knows, which costs the caller the pruning of its
+    reference counts (see the module doc). For small functions (a row, one element)."""
+    return njit(inline="always", **OPTIONS)(fn)  # type: ignore[no-any-return]
+
+
+@intrinsic
+def _stack_doubles(typingctx: Any, rows: Any, cols: Any) -> Any:
+    """A pointer to ``rows * cols`` (constants) doubles in the calling function's frame
+    (allocated once, on entry, wherever the call is)."""
+    if not (isinstance(rows, types.IntegerLiteral) and isinstance(cols, types.IntegerLiteral)):
+        return None
+    n = rows.literal_value * cols.literal_value
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        return cgutils.alloca_once(builder, context.get_value_type(types.float64), size=n)
+
+    return types.CPointer(types.float64)(rows, cols), codegen
+
+
+if config.DISABLE_JIT:  # plain Python: a heap array stands in
+    def scratch(n: int) -> np.ndarray:
+        """Room for ``n`` floats (uninitialised)."""
+        return np.empty(n)
+
+    def scratch2(n: int, m: int) -> np.ndarray:
+        """Room for ``n x m`` floats (uninitialised)."""
+        return np.empty((n, m))
+else:
+    @njit(inline="always")
+    def scratch(n: int) -> np.ndarray:
+        """Room for ``n`` floats (uninitialised; ``n`` a constant) on the stack of the
+        kernel that calls it: a temporary that costs nothing and that the kernel must
+        neither return nor keep."""
+        return carray(_stack_doubles(n, 1), n)
+
+    @njit(inline="always")
+    def scratch2(n: int, m: int) -> np.ndarray:
+        """Room for ``n x m`` floats, as :func:`scratch` (``n``, ``m`` constants)."""
+        return carray(_stack_doubles(n, m), (n, m))
+
+
+def copy_into(dst: np.ndarray, src: np.ndarray) -> None:
+    """``dst[...] = src`` for arrays of one shape (1 to 3 dimensions), as a loop: numba's
+    slice assignment checks the shapes and may raise, which costs the caller the
+    pruning of its reference counts (see the module doc)."""
+    dst[...] = src
+
+
+@overload(copy_into, inline="always", jit_options={"cache": True})
+def _copy_into(dst: Any, src: Any) -> Any:
+    if dst.ndim == 1:
+        def copy1(dst: Any, src: Any) -> Any:
+            for i in range(dst.shape[0]):
+                dst[i] = src[i]
+        return copy1
+    if dst.ndim == 2:
+        def copy2(dst: Any, src: Any) -> Any:
+            for i in range(dst.shape[0]):
+                for j in range(dst.shape[1]):
+                    dst[i, j] = src[i, j]
+        return copy2
+    if dst.ndim == 3:
+        def copy3(dst: Any, src: Any) -> Any:
+            for i in range(dst.shape[0]):
+                for j in range(dst.shape[1]):
+                    for k in range(dst.shape[2]):
+                        dst[i, j, k] = src[i, j, k]
+        return copy3
+    return None
+
+
+@helper
 def cross3(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     """``out = a x b`` for 3-vectors (``out`` must not be ``a`` or ``b``)."""
     out[0] = a[1] * b[2] - a[2] * b[1]
@@ -46,27 +134,27 @@ def cross3(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     out[2] = a[0] * b[1] - a[1] * b[0]
 
 
-@kernel
+@helper
 def dot3(a: np.ndarray, b: np.ndarray) -> float:
     """``a . b`` for 3-vectors."""
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@kernel
+@helper
 def rotate3(R: np.ndarray, v: np.ndarray, out: np.ndarray) -> None:
     """``out = R v`` for a 3x3 matrix and a 3-vector."""
     for i in range(3):
         out[i] = R[i, 0] * v[0] + R[i, 1] * v[1] + R[i, 2] * v[2]
 
 
-@kernel
+@helper
 def rotate_back3(R: np.ndarray, v: np.ndarray, out: np.ndarray) -> None:
     """``out = R^T v`` for a 3x3 matrix and a 3-vector."""
     for i in range(3):
         out[i] = R[0, i] * v[0] + R[1, i] * v[1] + R[2, i] * v[2]
 
 
-@kernel
+@helper
 def quat_mul(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     """Hamilton product ``out = a * b`` of quaternions ``[w, x, y, z]``."""
     aw, ax, ay, az = a[0], a[1], a[2], a[3]
@@ -77,7 +165,7 @@ def quat_mul(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     out[3] = aw * bz + ax * by - ay * bx + az * bw
 
 
-@kernel
+@helper
 def quat_conj_mul(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     """``out = conj(a) * b``: the rotation from frame ``a`` to frame ``b``."""
     aw, ax, ay, az = a[0], -a[1], -a[2], -a[3]
@@ -88,7 +176,7 @@ def quat_conj_mul(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     out[3] = aw * bz + ax * by - ay * bx + az * bw
 
 
-@kernel
+@helper
 def quat_to_matrix3(q: np.ndarray, R: np.ndarray) -> None:
     """Rotation matrix of a unit quaternion ``[w, x, y, z]`` into ``R`` (3x3)."""
     w, x, y, z = q[0], q[1], q[2], q[3]
@@ -103,7 +191,7 @@ def quat_to_matrix3(q: np.ndarray, R: np.ndarray) -> None:
     R[2, 2] = 1.0 - 2.0 * (x * x + y * y)
 
 
-@kernel
+@helper
 def quat_to_rotvec4(q: np.ndarray, out: np.ndarray) -> None:
     """Rotation vector (angle in [0, pi]) of a quaternion, not necessarily unit."""
     n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
@@ -120,7 +208,7 @@ def quat_to_rotvec4(q: np.ndarray, out: np.ndarray) -> None:
     out[2] = factor * z
 
 
-@kernel
+@helper
 def rotvec_to_quat3(v: np.ndarray, out: np.ndarray) -> None:
     """Unit quaternion of a rotation vector (the exponential map)."""
     angle = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
@@ -132,7 +220,7 @@ def rotvec_to_quat3(v: np.ndarray, out: np.ndarray) -> None:
     out[3] = factor * v[2]
 
 
-@kernel
+@helper
 def wrap_to_pi(a: float) -> float:
     """An angle mapped to [-pi, pi) (Python's floored modulo, as numpy's)."""
     two_pi = 2.0 * math.pi
@@ -140,7 +228,7 @@ def wrap_to_pi(a: float) -> float:
     return r - math.pi
 
 
-@kernel
+@helper
 def unwrap(a: float, ref: float) -> float:
     """The angle ``a`` counted in whole turns from ``ref``: the one of ``a + 2 pi k``
     within half a turn of ``ref`` (NaN: no reference kept yet, 0 stands in)."""
@@ -148,7 +236,7 @@ def unwrap(a: float, ref: float) -> float:
     return r + wrap_to_pi(a - r)
 
 
-@kernel
+@helper
 def signal_values(const: np.ndarray, slot: np.ndarray, values: np.ndarray, order: int,
                   out: np.ndarray) -> None:
     """A :class:`~frylinks.signals.SignalArray` at a time, flattened into ``out``:

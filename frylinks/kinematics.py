@@ -22,12 +22,15 @@ import numpy as np
 
 from .jit import (
     cross3,
+    helper,
     kernel,
     quat_conj_mul,
     quat_mul,
     quat_to_matrix3,
     rotate3,
     rotate_back3,
+    scratch,
+    scratch2,
 )
 from .rotations import matrix_to_quat, skew
 
@@ -105,18 +108,27 @@ class NodeFrames(NamedTuple):
 
 
 @kernel
-def frames_kernel(b: BodyStates, body: Array, offset: Array, rot: Array, qrot: Array
-                  ) -> NodeFrames:
-    """World frames of the nodes ``(body, offset, rot, qrot)`` at the body states ``b``."""
-    n = len(body)
-    p = np.empty((n, 3))
-    R = np.empty((n, 3, 3))
-    q = np.empty((n, 4))
-    v = np.empty((n, 3))
-    w = np.empty((n, 3))
-    r = np.empty((n, 3))
-    wr = np.empty(3)
-    for i in range(n):
+def frames_room(n: int) -> NodeFrames:
+    """Room for the frames of ``n`` nodes."""
+    return NodeFrames(np.empty((n, 3)), np.empty((n, 3, 3)), np.empty((n, 4)),
+                      np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3)))
+
+
+@kernel
+def frames_into(b: BodyStates, body: Array, offset: Array, rot: Array, qrot: Array,
+                out: NodeFrames) -> None:
+    """World frames of the nodes ``(body, offset, rot, qrot)`` at the body states ``b``,
+    into ``out`` (:func:`frames_room`)."""
+    frames_write(b, body, offset, rot, qrot, out)
+
+
+@helper
+def frames_write(b: BodyStates, body: Array, offset: Array, rot: Array, qrot: Array,
+                 out: NodeFrames) -> None:
+    """:func:`frames_into`, written into the kernel that calls it."""
+    p, R, q, v, w, r = out
+    wr = scratch(3)
+    for i in range(len(body)):
         k = body[i]
         Rb = b.R[k]
         rotate3(Rb, offset[i], r[i])
@@ -129,7 +141,15 @@ def frames_kernel(b: BodyStates, body: Array, offset: Array, rot: Array, qrot: A
                 R[i, j, c] = Rb[j, 0] * rot[i, 0, c] + Rb[j, 1] * rot[i, 1, c] \
                     + Rb[j, 2] * rot[i, 2, c]
         quat_mul(b.q[k], qrot[i], q[i])
-    return NodeFrames(p, R, q, v, w, r)
+
+
+@kernel
+def frames_kernel(b: BodyStates, body: Array, offset: Array, rot: Array, qrot: Array
+                  ) -> NodeFrames:
+    """World frames of the nodes ``(body, offset, rot, qrot)`` at the body states ``b``."""
+    out = frames_room(len(body))
+    frames_into(b, body, offset, rot, qrot, out)
+    return out
 
 
 def node_frames(b: BodyStates, nodes: NodeSet) -> NodeFrames:
@@ -190,22 +210,27 @@ class Relative(NamedTuple):
 
 
 @kernel
-def relative_kernel(b: BodyStates, mbody: Array, moffset: Array, mrot: Array, mqrot: Array,
-                    sbody: Array, soffset: Array, srot: Array, sqrot: Array,
-                    need_bias: bool) -> Relative:
-    """:func:`relative` on the node arrays (what the compiled step calls)."""
-    fm = frames_kernel(b, mbody, moffset, mrot, mqrot)
-    fs = frames_kernel(b, sbody, soffset, srot, sqrot)
-    n = len(mbody)
-    d = np.empty((n, 3))
-    q_rel = np.empty((n, 4))
-    tau = np.empty((n, 6))
-    kappa = np.zeros((n, 6))
-    lever_A = np.empty((n, 3))
-    work = np.empty((7, 3))  # one allocation for the row vectors below
-    delta, ddelta, dw, tmp, tmp2, acc, out = (work[0], work[1], work[2], work[3], work[4],
+def relative_room(n: int) -> Relative:
+    """Room for the relative kinematics of ``n`` node pairs."""
+    fm = frames_room(n)
+    fs = frames_room(n)
+    return Relative(fm, fs, fm.R, np.empty((n, 3)), np.empty((n, 4)), np.empty((n, 6)),
+                    np.zeros((n, 6)), np.empty((n, 3)), fs.r)
+
+
+@kernel
+def relative_into(b: BodyStates, mbody: Array, moffset: Array, mrot: Array, mqrot: Array,
+                  sbody: Array, soffset: Array, srot: Array, sqrot: Array, need_bias: bool,
+                  out: Relative) -> None:
+    """:func:`relative` on the node arrays, into ``out`` (:func:`relative_room`)."""
+    fm, fs = out.master, out.slave
+    frames_write(b, mbody, moffset, mrot, mqrot, fm)
+    frames_write(b, sbody, soffset, srot, sqrot, fs)
+    d, q_rel, tau, kappa, lever_A = out.d, out.q_rel, out.tau, out.kappa, out.lever_A
+    work = scratch2(7, 3)
+    delta, ddelta, dw, tmp, tmp2, acc, vec = (work[0], work[1], work[2], work[3], work[4],
                                               work[5], work[6])
-    for i in range(n):
+    for i in range(len(mbody)):
         Rm = fm.R[i]
         wA = fm.w[i]
         wB = fs.w[i]
@@ -217,12 +242,15 @@ def relative_kernel(b: BodyStates, mbody: Array, moffset: Array, mrot: Array, mq
         cross3(wA, delta, tmp)
         for j in range(3):
             tmp[j] = ddelta[j] - tmp[j]
-        rotate_back3(Rm, tmp, out)
-        tau[i, 0:3] = out
-        rotate_back3(Rm, dw, out)
-        tau[i, 3:6] = out
-        rotate_back3(Rm, delta, out)
-        d[i] = out
+        rotate_back3(Rm, tmp, vec)
+        for j in range(3):
+            tau[i, j] = vec[j]
+        rotate_back3(Rm, dw, vec)
+        for j in range(3):
+            tau[i, 3 + j] = vec[j]
+        rotate_back3(Rm, delta, vec)
+        for j in range(3):
+            d[i, j] = vec[j]
         quat_conj_mul(fm.q[i], fs.q[i], q_rel[i])
         if need_bias:
             # wB x (wB x rs) - wA x (wA x rm) - 2 wA x ddelta + wA x (wA x delta)
@@ -239,13 +267,27 @@ def relative_kernel(b: BodyStates, mbody: Array, moffset: Array, mrot: Array, mq
             cross3(wA, tmp, tmp2)
             for j in range(3):
                 acc[j] += tmp2[j]
-            rotate_back3(Rm, acc, out)
-            kappa[i, 0:3] = out
-            cross3(wA, wB, tmp)
-            rotate_back3(Rm, tmp, out)
+            rotate_back3(Rm, acc, vec)
             for j in range(3):
-                kappa[i, 3 + j] = -out[j]
-    return Relative(fm, fs, fm.R, d, q_rel, tau, kappa, lever_A, fs.r)
+                kappa[i, j] = vec[j]
+            cross3(wA, wB, tmp)
+            rotate_back3(Rm, tmp, vec)
+            for j in range(3):
+                kappa[i, 3 + j] = -vec[j]
+        else:
+            for j in range(6):
+                kappa[i, j] = 0.0
+
+
+@kernel
+def relative_kernel(b: BodyStates, mbody: Array, moffset: Array, mrot: Array, mqrot: Array,
+                    sbody: Array, soffset: Array, srot: Array, sqrot: Array,
+                    need_bias: bool) -> Relative:
+    """:func:`relative` on the node arrays."""
+    out = relative_room(len(mbody))
+    relative_into(b, mbody, moffset, mrot, mqrot, sbody, soffset, srot, sqrot, need_bias,
+                  out)
+    return out
 
 
 def relative(b: BodyStates, master: NodeSet, slave: NodeSet, need_bias: bool = True
@@ -256,15 +298,14 @@ def relative(b: BodyStates, master: NodeSet, slave: NodeSet, need_bias: bool = T
 
 
 @kernel
-def jacobian_rows(rel: Relative, rows: Array) -> Array:
-    """``rows @ J`` for rows ``(n, nc, 6)`` over ``tau``: ``(n, nc, 12)``.
+def jacobian_rows_into(rel: Relative, rows: Array, out: Array) -> None:
+    """``rows @ J`` for rows ``(n, nc, 6)`` over ``tau``, into ``out`` ``(n, nc, 12)``.
 
     A row ``s = [s_lin, s_ang]`` in master axes is ``w = Rm s`` in world; then
     ``s^T J = [-w_lin, w_lin x lever_A - w_ang, w_lin, -w_lin x lever_B + w_ang]``.
     """
     n, nc = rows.shape[0], rows.shape[1]
-    out = np.empty((n, nc, 12))
-    work = np.empty((4, 3))
+    work = scratch2(4, 3)
     wl, wa, ma, mb = work[0], work[1], work[2], work[3]
     for i in range(n):
         for c in range(nc):
@@ -277,18 +318,23 @@ def jacobian_rows(rel: Relative, rows: Array) -> Array:
                 out[i, c, 3 + j] = ma[j] - wa[j]
                 out[i, c, 6 + j] = wl[j]
                 out[i, c, 9 + j] = wa[j] - mb[j]
-    return out
 
 
 @kernel
-def generalized_kernel(rel: Relative, mu: Array) -> Array:
+def jacobian_rows(rel: Relative, rows: Array) -> Array:
+    """``rows @ J`` for rows ``(n, nc, 6)`` over ``tau``: ``(n, nc, 12)``."""
+    out = np.empty((rows.shape[0], rows.shape[1], 12))
+    jacobian_rows_into(rel, rows, out)
+    return out
+
+
+@helper
+def generalized_into(rel: Relative, mu: Array, out: Array) -> None:
     """``J^T mu`` for ``mu (n, 6)``: wrenches (force, torque about the COG; world) on
-    body A then body B, ``(n, 12)``."""
-    n = mu.shape[0]
-    out = np.empty((n, 12))
-    work = np.empty((4, 3))
+    body A then body B, into ``out`` ``(n, 12)``."""
+    work = scratch2(4, 3)
     f, t, ma, mb = work[0], work[1], work[2], work[3]
-    for i in range(n):
+    for i in range(mu.shape[0]):
         rotate3(rel.Rm[i], mu[i, 0:3], f)
         rotate3(rel.Rm[i], mu[i, 3:6], t)
         cross3(rel.lever_A[i], f, ma)
@@ -298,18 +344,29 @@ def generalized_kernel(rel: Relative, mu: Array) -> Array:
             out[i, 3 + j] = -(ma[j] + t[j])
             out[i, 6 + j] = f[j]
             out[i, 9 + j] = mb[j] + t[j]
+
+
+@kernel
+def generalized_kernel(rel: Relative, mu: Array) -> Array:
+    """``J^T mu`` for ``mu (n, 6)``: ``(n, 12)`` (:func:`generalized_into`)."""
+    out = np.empty((mu.shape[0], 12))
+    generalized_into(rel, mu, out)
     return out
 
 
 @kernel
-def body_states_kernel(x: Array, q: Array, v: Array, w: Array) -> BodyStates:
-    """Bodies plus ground (last row): quaternions normalised, rotation matrices."""
+def body_states_room(nb: int) -> BodyStates:
+    """Room for the states of ``nb`` bodies and ground."""
+    return BodyStates(np.empty((nb + 1, 3)), np.empty((nb + 1, 4)), np.empty((nb + 1, 3, 3)),
+                      np.empty((nb + 1, 3)), np.empty((nb + 1, 3)))
+
+
+@kernel
+def body_states_into(x: Array, q: Array, v: Array, w: Array, out: BodyStates) -> None:
+    """Bodies plus ground (last row), into ``out`` (:func:`body_states_room`):
+    quaternions normalised, rotation matrices."""
+    xg, qg, Rg, vg, wg = out
     nb = x.shape[0]
-    xg = np.zeros((nb + 1, 3))
-    qg = np.zeros((nb + 1, 4))
-    Rg = np.zeros((nb + 1, 3, 3))
-    vg = np.zeros((nb + 1, 3))
-    wg = np.zeros((nb + 1, 3))
     for i in range(nb):
         norm = np.sqrt(q[i, 0] ** 2 + q[i, 1] ** 2 + q[i, 2] ** 2 + q[i, 3] ** 2)
         for j in range(4):
@@ -319,7 +376,20 @@ def body_states_kernel(x: Array, q: Array, v: Array, w: Array) -> BodyStates:
             vg[i, j] = v[i, j]
             wg[i, j] = w[i, j]
         quat_to_matrix3(qg[i], Rg[i])
+    for j in range(4):
+        qg[nb, j] = 0.0
     qg[nb, 0] = 1.0
     for j in range(3):
-        Rg[nb, j, j] = 1.0
-    return BodyStates(xg, qg, Rg, vg, wg)
+        xg[nb, j] = 0.0
+        vg[nb, j] = 0.0
+        wg[nb, j] = 0.0
+        for c in range(3):
+            Rg[nb, j, c] = 1.0 if j == c else 0.0
+
+
+@kernel
+def body_states_kernel(x: Array, q: Array, v: Array, w: Array) -> BodyStates:
+    """Bodies plus ground (last row): quaternions normalised, rotation matrices."""
+    out = body_states_room(x.shape[0])
+    body_states_into(x, q, v, w, out)
+    return out

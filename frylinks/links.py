@@ -29,7 +29,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from .jit import kernel, quat_mul, quat_to_rotvec4, unwrap
+from .jit import copy_into, helper, kernel, quat_mul, quat_to_rotvec4, scratch, unwrap
 from .kinematics import Relative
 from .params import Param
 from .signals import SignalArray, SignalSpec
@@ -324,15 +324,17 @@ class AxisLink(LinkType):
                 -1 if self._axis is None else self._axis, free)
 
 
-@kernel
+@helper
 def axis_twist(q: Array, ref: float, k: int, swing: Array) -> float:
     """Unwrapped angle about axis ``k`` of the rotation ``q`` (against ``ref``, NaN for
     none) and, in ``swing``, the rotation vector of what remains (locked)."""
     angle = unwrap(2.0 * math.atan2(q[1 + k], q[0]), ref)
-    untwist = np.zeros(4)  # conjugate of the twist about the free axis
+    untwist = scratch(4)  # conjugate of the twist about the free axis
+    for j in range(4):
+        untwist[j] = 0.0
     untwist[0] = math.cos(0.5 * angle)
     untwist[1 + k] = -math.sin(0.5 * angle)
-    rest = np.empty(4)
+    rest = scratch(4)
     quat_mul(q, untwist, rest)
     quat_to_rotvec4(rest, swing)
     return angle
@@ -343,34 +345,42 @@ def rotvec_displacement(data: tuple[Any, ...], rel: Relative, t: float, s0: Arra
                         angle_ref: Array, out: Array) -> None:
     """The displacement of a link whose rotations are not one free angle: ``d`` and the
     rotation vector of ``q_rel`` (a ``LinkKernels.displacement`` any type may use)."""
-    rv = np.empty(3)
+    rv = scratch(3)
     for i in range(len(out)):
-        out[i, 0:3] = rel.d[i]
         quat_to_rotvec4(rel.q_rel[i], rv)
-        out[i, 3:6] = rv
+        for j in range(3):
+            out[i, j] = rel.d[i, j]
+            out[i, 3 + j] = rv[j]
+
+
+@helper
+def axis_displacement_row(rel: Relative, i: int, ref: float, k: int, out: Array) -> None:
+    """The displacement of link ``i`` of an axis block into ``out`` (6)."""
+    rv = scratch(3)
+    angle = 0.0
+    if k < 0:
+        quat_to_rotvec4(rel.q_rel[i], rv)
+    else:
+        angle = axis_twist(rel.q_rel[i], ref, k, rv)
+    for j in range(3):
+        out[j] = rel.d[i, j]
+        out[3 + j] = rv[j]
+    if k >= 0:
+        out[3 + k] = angle
 
 
 @kernel
 def axis_displacement(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
                       angle_ref: Array, out: Array) -> None:
-    k = data[5]
-    rv = np.empty(3)
     for i in range(len(out)):
-        out[i, 0:3] = rel.d[i]
-        if k < 0:
-            quat_to_rotvec4(rel.q_rel[i], rv)
-            out[i, 3:6] = rv
-        else:
-            angle = axis_twist(rel.q_rel[i], angle_ref[i], k, rv)
-            out[i, 3:6] = rv
-            out[i, 3 + k] = angle
+        axis_displacement_row(rel, i, angle_ref[i], data[5], out[i])
 
 
 @kernel
 def axis_constraints(data: tuple[Any, ...], rel: Relative, t: float, s0: Array, s1: Array,
                      s2: Array, angle_ref: Array, rows: Array, velocity: Array,
                      acceleration: Array) -> None:
-    rows[...] = data[0]
+    copy_into(rows, data[0])
     velocity[...] = 0.0
     acceleration[...] = 0.0
 
@@ -379,33 +389,33 @@ def axis_constraints(data: tuple[Any, ...], rel: Relative, t: float, s0: Array, 
 def axis_residual(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
                   angle_ref: Array, out: Array) -> None:
     locked_t, locked_r, coupling, k = data[2], data[3], data[4], data[5]
-    disp = np.empty((len(out), 6))
-    axis_displacement(data, rel, t, s0, angle_ref, disp)
+    disp = scratch(6)
     nt = len(locked_t)
     for i in range(len(out)):
+        axis_displacement_row(rel, i, angle_ref[i], k, disp)
         for c in range(nt):
-            out[i, c] = disp[i, locked_t[c]]
+            out[i, c] = disp[locked_t[c]]
             if k >= 0:
-                out[i, c] -= coupling[i, c] * disp[i, 3 + k]
+                out[i, c] -= coupling[i, c] * disp[3 + k]
         for c in range(len(locked_r)):
-            out[i, nt + c] = disp[i, locked_r[c]]
+            out[i, nt + c] = disp[locked_r[c]]
 
 
 @kernel
 def axis_coordinates(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
                      angle_ref: Array, gpos: Array, gvel: Array) -> None:
     free = data[6]
-    disp = np.empty((len(gpos), 6))
-    axis_displacement(data, rel, t, s0, angle_ref, disp)
+    disp = scratch(6)
     for i in range(len(gpos)):
+        axis_displacement_row(rel, i, angle_ref[i], data[5], disp)
         for c in range(len(free)):
-            gpos[i, c] = disp[i, free[c]]
+            gpos[i, c] = disp[free[c]]
             gvel[i, c] = rel.tau[i, free[c]]
 
 
 @kernel
 def axis_free_basis(data: tuple[Any, ...], rel: Relative, out: Array) -> None:
-    out[...] = data[1]
+    copy_into(out, data[1])
 
 
 @kernel
@@ -414,7 +424,7 @@ def axis_unwrap_angle(data: tuple[Any, ...], rel: Relative, angle_ref: Array,
     k = data[5]
     if k < 0:
         return False
-    rv = np.empty(3)
+    rv = scratch(3)
     for i in range(len(out)):
         out[i] = axis_twist(rel.q_rel[i], angle_ref[i], k, rv)
     return True

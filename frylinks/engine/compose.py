@@ -20,6 +20,7 @@ block returns None) and its constraint system is small enough for the dense solv
 from __future__ import annotations
 
 import hashlib
+import re
 import importlib.util
 import inspect
 import os
@@ -192,24 +193,26 @@ def _indent(text: str, spaces: int) -> str:
     return "\n".join(pad + line if line else line for line in text.splitlines())
 
 
-def _signals_text(model: Model, src: _Source) -> str:
-    """``s0, s1, s2``: the bank's values and derivatives at ``t``."""
-    lines = [f"s{o} = np.zeros(D[0][8])" for o in range(3)]
+def _signals_text(model: Model, src: _Source) -> tuple[str, str]:
+    """Room, and the bank's values and derivatives ``s0, s1, s2`` at ``t``."""
+    room = [f"s{o} = np.zeros(C0[8])" for o in range(3)]
+    lines = [f"s{o}[:] = 0.0" for o in range(3)]
     for j, (kind, _) in enumerate(model.signals._blocks):
         fn = src.alias(type(kind).kernel)
-        lines.append(f"S{j} = D[3][{j}]")
+        room += [f"S{j} = D[3][{j}]", f"sig{j} = np.zeros(len(S{j}[0]))"]
         for o in range(3):
-            lines += [f"tmp = np.zeros(len(S{j}[0]))",
-                      f"{fn}(S{j}[1], t, {o}, tmp)",
-                      f"K.put(s{o}, S{j}[0], tmp)"]
-    return "\n".join(lines)
+            lines += [f"sig{j}[:] = 0.0",
+                      f"{fn}(S{j}[1], t, {o}, sig{j})",
+                      f"K.put(s{o}, S{j}[0], sig{j})"]
+    return "\n".join(room), "\n".join(lines)
 
 
-def _links_text(model: Model, src: _Source) -> str:
-    """Every link block: its rows into ``values, velocity, acceleration, row_tau``; with
-    ``positions`` its residual (and, with ``angles``, the unwrapped angles into
-    ``angle_out``); with ``springs`` its spring-damper into ``f``; with ``report`` its
-    outputs."""
+def _links_text(model: Model, src: _Source) -> tuple[str, str]:
+    """Room, and every link block: its rows into ``values, velocity, acceleration,
+    row_tau``; with ``positions`` its residual (and, with ``angles``, the unwrapped
+    angles into ``angle_out``); with ``springs`` its spring-damper into ``f``; with
+    ``report`` its outputs."""
+    room: list[str] = []
     out: list[str] = []
     for k, blk in enumerate(model.link_blocks):
         kk = blk.kind.kernels
@@ -222,59 +225,78 @@ def _links_text(model: Model, src: _Source) -> str:
         # link are the type's
         nc, nf = blk.kind.nb_constraints, blk.kind.nb_free
         n = f"n{k}"
-        out += [f"L{k} = D[1][{k}]",
-                f"n{k} = len(L{k}[0])",
-                f"rel{k} = relative_kernel(bs, L{k}[0], L{k}[1], L{k}[2], L{k}[3], L{k}[4], "
-                f"L{k}[5], L{k}[6], L{k}[7], not positions)",
-                f"ar{k} = K.take(angle_ref, L{k}[8])",
+        room += [f"L{k} = D[1][{k}]",
+                 f"n{k} = len(L{k}[0])",
+                 f"rel{k} = relative_room({n})",
+                 f"ar{k} = np.zeros({n})",
+                 f"new{k} = np.zeros({n})",
+                 f"rows{k} = np.zeros(({n}, {nc}, 6))",
+                 f"vel{k} = np.zeros(({n}, {nc}))",
+                 f"acc{k} = np.zeros(({n}, {nc}))",
+                 f"jac{k} = np.zeros(({n}, {nc}, 12))",
+                 f"res{k} = np.zeros(({n}, {nc}))",
+                 f"disp{k} = np.zeros(({n}, 6))"]
+        out += [f"relative_into(bs, L{k}[0], L{k}[1], L{k}[2], L{k}[3], L{k}[4], L{k}[5], "
+                f"L{k}[6], L{k}[7], not positions, rel{k})",
+                f"K.take(angle_ref, L{k}[8], ar{k})",
                 "if positions and angles:",
-                f"    new{k} = np.zeros({n})",
+                f"    new{k}[:] = 0.0",
                 f"    if {U}(L{k}[14], rel{k}, ar{k}, new{k}):",
                 f"        K.put(angle_out, L{k}[8], new{k})",
-                f"rows{k} = np.zeros(({n}, {nc}, 6))",
-                f"vel{k} = np.zeros(({n}, {nc}))",
-                f"acc{k} = np.zeros(({n}, {nc}))",
+                f"rows{k}[:] = 0.0",
+                f"vel{k}[:] = 0.0",
+                f"acc{k}[:] = 0.0",
                 f"{C}(L{k}[14], rel{k}, t, s0, s1, s2, ar{k}, rows{k}, vel{k}, acc{k})",
+                f"jacobian_rows_into(rel{k}, rows{k}, jac{k})",
                 f"K.add_rows(values, velocity, acceleration, row_tau, rows{k}, vel{k}, acc{k}, "
-                f"rel{k}, L{k}[9], jacobian_rows(rel{k}, rows{k}))",
+                f"rel{k}, L{k}[9], jac{k})",
                 "if positions:",
-                f"    res{k} = np.zeros(({n}, {nc}))",
+                f"    res{k}[:] = 0.0",
                 f"    {R}(L{k}[14], rel{k}, t, s0, ar{k}, res{k})",
                 f"    K.put_rows(residual, L{k}[9], res{k})",
                 "if report:",
-                f"    disp{k} = np.zeros(({n}, 6))",
+                f"    disp{k}[:] = 0.0",
                 f"    {X}(L{k}[14], rel{k}, t, s0, ar{k}, disp{k})",
                 f"    K.report_link(out_links, L{k}[8], disp{k}, rel{k}.tau)"]
-        if blk.kind.nb_free:  # (run-time flag: a spring added or removed recompiles nothing)
+        if nf:  # (run-time flag: a spring added or removed recompiles nothing)
+            room += [f"gpos{k} = np.zeros(({n}, {nf}))",
+                     f"gvel{k} = np.zeros(({n}, {nf}))",
+                     f"E{k} = np.zeros(({n}, 6, {nf}))",
+                     f"Q{k} = np.zeros(({n}, {nf}))",
+                     f"mu{k} = np.zeros(({n}, 6))",
+                     f"gen{k} = np.zeros(({n}, 12))"]
             out += [f"if springs and L{k}[10]:",
-                    f"    gpos{k} = np.zeros(({n}, {nf}))",
-                    f"    gvel{k} = np.zeros(({n}, {nf}))",
+                    f"    gpos{k}[:] = 0.0",
+                    f"    gvel{k}[:] = 0.0",
                     f"    {Q}(L{k}[14], rel{k}, t, s0, ar{k}, gpos{k}, gvel{k})",
-                    f"    E{k} = np.zeros(({n}, 6, {nf}))",
+                    f"    E{k}[:] = 0.0",
                     f"    {E}(L{k}[14], rel{k}, E{k})",
-                    f"    Q{k} = K.link_spring(f, rel{k}, L{k}[11], L{k}[12], L{k}[13], gpos{k}, "
-                    f"gvel{k}, E{k}, L{k}[0], L{k}[4])",
+                    f"    K.link_spring(f, rel{k}, L{k}[11], L{k}[12], L{k}[13], gpos{k}, "
+                    f"gvel{k}, E{k}, L{k}[0], L{k}[4], Q{k}, mu{k}, gen{k})",
                     "    if report:",
                     f"        K.report_spring(out_links, L{k}[8], L{k}[15], Q{k}, gvel{k})"]
-    return "\n".join(out) or "pass"
+    return "\n".join(room), "\n".join(out) or "pass"
 
 
-def _forces_text(model: Model, src: _Source) -> str:
-    """Every force block's wrenches into ``f`` and state rates into ``zdot``."""
+def _forces_text(model: Model, src: _Source) -> tuple[str, str]:
+    """Room, and every force block's wrenches into ``f`` and state rates into ``zdot``."""
+    room: list[str] = []
     out: list[str] = []
     for j, fblk in enumerate(model.force_blocks):
         fk = fblk.kind.kernels
         assert fk is not None
         ev = src.alias(fk.evaluate)
-        natt, n = len(fblk.attachments), f"len(F{j}[4])"
-        frames = ", ".join(
-            f"frames_kernel(bs, F{j}[0][{a}][0], F{j}[0][{a}][1], F{j}[0][{a}][2], "
-            f"F{j}[0][{a}][3])" for a in range(natt))
-        out += [f"F{j} = D[2][{j}]",
-                f"fr{j} = ({frames},)",
-                f"force{j} = np.zeros(({n}, {natt}, 3))",
-                f"torque{j} = np.zeros(({n}, {natt}, 3))",
-                f"{ev}(F{j}[3], fr{j}, t, s0, D[0][3], z[F{j}[1]:F{j}[2]], static, force{j}, "
+        natt = len(fblk.attachments)
+        frames = ", ".join(f"frames_room(len(F{j}[0][{a}][0]))" for a in range(natt))
+        room += [f"F{j} = D[2][{j}]",
+                 f"fr{j} = ({frames},)",
+                 f"force{j} = np.zeros((len(F{j}[4]), {natt}, 3))",
+                 f"torque{j} = np.zeros((len(F{j}[4]), {natt}, 3))"]
+        out += [f"frames_into(bs, F{j}[0][{a}][0], F{j}[0][{a}][1], F{j}[0][{a}][2], "
+                f"F{j}[0][{a}][3], fr{j}[{a}])" for a in range(natt)]
+        out += [f"force{j}[:] = 0.0",
+                f"torque{j}[:] = 0.0",
+                f"{ev}(F{j}[3], fr{j}, t, s0, C0[3], z[F{j}[1]:F{j}[2]], static, force{j}, "
                 f"torque{j})"]
         out += [f"K.add_wrenches(f, F{j}[0][{a}][0], fr{j}[{a}].r, force{j}, torque{j}, {a})"
                 for a in range(natt)]
@@ -284,7 +306,25 @@ def _forces_text(model: Model, src: _Source) -> str:
             sd = src.alias(fk.state_derivative)
             out.append(f"{sd}(F{j}[3], fr{j}, t, s0, z[F{j}[1]:F{j}[2]], "
                        f"zdot[F{j}[1]:F{j}[2]])")
-    return "\n".join(out) or "pass"
+    return "\n".join(room), "\n".join(out) or "pass"
+
+
+def _hoisted(room: str, text: str) -> tuple[str, str]:
+    """Every item of a block's data tuple (``L0[14]``, ``F0[0][1][2]``) named once in
+    the room (``L0_14``, ``F0_0_1_2``) and by that name in the loop: taking an item of
+    a tuple of arrays in the loop would count references to all of them each time."""
+    names: dict[str, str] = {}
+
+    def name(m: re.Match[str]) -> str:
+        expr = m.group(0)
+        if expr not in names:
+            names[expr] = m.group(1) + "_" + "_".join(re.findall(r"\d+", m.group(2)))
+        return names[expr]
+
+    pattern = re.compile(r"\b([LFS]\d+)((?:\[\d+\])+)")
+    text = pattern.sub(name, text)
+    hoist = "\n".join(f"{v} = {k}" for k, v in sorted(names.items(), key=lambda kv: kv[1]))
+    return room + ("\n" + hoist if hoist else ""), text.replace("C0[3]", "C0_3")
 
 
 def generate(model: Model) -> tuple[str, set[str]]:
@@ -294,14 +334,24 @@ def generate(model: Model) -> tuple[str, set[str]]:
     appear once in it, evaluated for whatever the entry needs next (a stage, a
     projection iterate, a Newton iterate, a finite difference, the outputs): numba
     optimises a function together with everything it calls, so each further function
-    holding or calling the blocks would compile them all again. Everything else is
-    control flow and calls to kernels compiled once for all models (:mod:`.kernels`,
+    holding or calling the blocks would compile them all again. Every array the blocks
+    write is made once, before the entry's loop (:data:`ROOM`), and the kernels called
+    in the loop allocate nothing (see :mod:`frylinks.jit`). Everything else is control
+    flow and calls to kernels compiled once for all models (:mod:`.kernels`,
     :mod:`.newton`)."""
     src = _Source()
-    terms = TERMS.format(signals=_signals_text(model, src), links=_links_text(model, src),
-                         forces=_indent(_forces_text(model, src), 4))
+    sig_room, sig_text = _signals_text(model, src)
+    link_room, link_text = _links_text(model, src)
+    force_room, force_text = _forces_text(model, src)
+    sig_room, sig_text = _hoisted(sig_room, sig_text)
+    link_room, link_text = _hoisted(link_room, link_text)
+    force_room, force_text = _hoisted(force_room, force_text)
+    terms = TERMS.format(signals=sig_text, links=link_text,
+                         forces=_indent(force_text, 4))
+    room = ROOM.format(signals=sig_room, links=link_room, forces=force_room)
     body = TEMPLATE.format(
         terms_rk4=_indent(terms, 8), terms_ga=_indent(terms, 8),
+        room_rk4=_indent(room, 4), room_ga=_indent(room, 4),
         diverged=repr(DIVERGED), max_distance=repr(MAX_DISTANCE), max_speed=repr(MAX_SPEED),
         fd_step=repr(newton.FD_STEP), max_iterations=newton.MAX_ITERATIONS,
         newton_tol=repr(newton.NEWTON_TOL), jump=repr(newton.JUMP),
@@ -315,22 +365,37 @@ def generate(model: Model) -> tuple[str, set[str]]:
                                 "frylinks.jit"}
 
 
-#: The model's blocks at ``(t, x, q, v, w, z)``: body states ``bs``, G's ``values``, the
-#: ``velocity`` and ``acceleration`` targets, the rows over the relative twists
-#: ``row_tau``, the position ``residual`` (with ``positions``), the applied loads ``f``
-#: (nb + 1, 6; springs with ``springs``, force elements with ``loads``) and the force
-#: types' state rates ``zdot``; with ``report`` the outputs into ``out_links`` and
-#: ``out_forces``; with ``angles`` the unwrapped angles into ``angle_out``.
-TERMS = """bs = body_states_kernel(x, q, v, w)
+#: What the blocks write, made once per call of an entry (``C0``: the core data;
+#: ``nb`` bodies, ``nr`` rows, ``nz`` force states).
+ROOM = """bs = body_states_room(nb)
+C0_3 = C0[3]
 {signals}
 values = np.zeros(12 * nr)
 velocity = np.zeros(nr)
 acceleration = np.zeros(nr)
 row_tau = np.zeros((nr, 6))
 residual = np.zeros(nr)
-f = K.body_loads(D[0], bs, nb)
+f = np.zeros((nb + 1, 6))
+zdot = np.zeros(nz)
 {links}
-zdot = np.zeros(len(z))
+{forces}"""
+
+#: The model's blocks at ``(t, x, q, v, w, z)``: body states ``bs``, G's ``values``, the
+#: ``velocity`` and ``acceleration`` targets, the rows over the relative twists
+#: ``row_tau``, the position ``residual`` (with ``positions``), the applied loads ``f``
+#: (nb + 1, 6; springs with ``springs``, force elements with ``loads``) and the force
+#: types' state rates ``zdot``; with ``report`` the outputs into ``out_links`` and
+#: ``out_forces``; with ``angles`` the unwrapped angles into ``angle_out``.
+TERMS = """body_states_into(x, q, v, w, bs)
+{signals}
+values[:] = 0.0
+velocity[:] = 0.0
+acceleration[:] = 0.0
+row_tau[:] = 0.0
+residual[:] = 0.0
+K.body_loads(C0, bs, nb, f)
+{links}
+zdot[:] = 0.0
 if loads:
 {forces}"""
 
@@ -339,8 +404,9 @@ TEMPLATE = '''"""A frylinks model's compiled step (generated by frylinks.engine.
 import numpy as np
 
 from frylinks.jit import kernel
-from frylinks.kinematics import (body_states_kernel, frames_kernel, jacobian_rows,
-                                 relative_kernel)
+from frylinks.kinematics import (body_states_into, body_states_room, frames_into,
+                                 frames_room, jacobian_rows_into, relative_into,
+                                 relative_room)
 from frylinks.engine import kernels as K
 from frylinks.engine import newton as N
 # {{imports}}
@@ -354,9 +420,12 @@ def advance_rk4(D, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
     the last accepted state. With want_report, then the accelerations, multipliers,
     state rates and outputs at the end (k0 == k1: at ``y``). Returns (status, steps
     accepted, value, value, row)."""
-    nr = D[0][6]
-    scale = D[0][7]
+    C0 = D[0]
+    nr = C0[6]
+    scale = C0[7]
+    nz = len(y) - 13 * nb
     r = K.stages(len(y))
+{room_rk4}
     static = False
     angle_out = angle_ref
     k = k0
@@ -390,8 +459,8 @@ def advance_rk4(D, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
                 worst, row = K.worst(residual)
                 if not worst <= {diverged} * scale:
                     return K.VIOLATED, k, worst, 0.0, row
-                Minv = K.mass_inverse(D[0], bs, nb)
-                G = K.dense_G(D[0], values, nb)
+                Minv = K.mass_inverse(C0, bs, nb)
+                G = K.dense_G(C0, values, nb)
                 A, Lc, ok = K.factor(G, Minv)
                 if not ok:
                     return K.SINGULAR, k, 0.0, 0.0, -1
@@ -412,11 +481,11 @@ def advance_rk4(D, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
                 return K.OK, k, 0.0, 0.0, -1
             phase = 4
             continue
-        Minv = K.mass_inverse(D[0], bs, nb)
-        G = K.dense_G(D[0], values, nb)
+        Minv = K.mass_inverse(C0, bs, nb)
+        G = K.dense_G(C0, values, nb)
         udot, lam, ok = K.accelerations(G, Minv, f[:nb], acceleration)
         if phase == 4:
-            K.report_reactions(out_links, D[0][11], row_tau, lam)
+            K.report_reactions(out_links, C0[11], row_tau, lam)
             K.assign(out_udot, udot)
             K.assign(out_lam, lam)
             K.assign(out_zdot, zdot)
@@ -452,15 +521,37 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
     checkpointed run had it). Returns (status, steps accepted, value, value, value)."""
     am, af, gamma, beta = coeff[0], coeff[1], coeff[2], coeff[3]
     nb = len(x0)
-    nr = D[0][6]
-    scale = D[0][7]
-    vrows, vcols = D[0][9], D[0][10]
+    nz = len(z0)
+    C0 = D[0]
+    nr = C0[6]
+    scale = C0[7]
+    vrows, vcols = C0[9], C0[10]
     ncol = len(mstart) - 1
+{room_ga}
+    # every array of the step, made here once (the loop allocates nothing): the
+    # substep's start c*, the memory there m*, the step's constants, the iterate *1
+    # and its backup b*, a finite difference's state d*, the iterate's residuals r*
+    W = N.room(nb, nr, ncol)
+    sh, st, sd = N.halving_stack({stack})
+    cx, cq, cv, cw, cz = x0.copy(), q0.copy(), v0.copy(), w0.copy(), z0.copy()
+    mu, ma, ml = mem[0].copy(), mem[1].copy(), mem[2].copy()
+    mz, mup, mzp = mem[3].copy(), mem[4].copy(), mem[5].copy()
+    base_a, shift, u_base = np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6))
+    udot, a1, lam, z1 = np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nr), np.zeros(nz)
+    x1, q1, v1, w1 = x0.copy(), q0.copy(), v0.copy(), w0.copy()
+    bx, bq, bv, bw, bz = x0.copy(), q0.copy(), v0.copy(), w0.copy(), z0.copy()
+    b_udot, b_a, b_lam = np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nr)
+    dx, dq, dv, dw = x0.copy(), q0.copy(), v0.copy(), w0.copy()
+    M, rr, delta, dlam = np.zeros((nb, 6, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nr)
+    cr, cphi, cvals, cvel = np.zeros((nb, 6)), np.zeros(nr), np.zeros(12 * nr), np.zeros(nr)
+    cM, crz = np.zeros((nb, 6, 6)), np.zeros(nz)
+    new_angles = angle_ref.copy()
     static = False
     positions = True
     springs = True
     loads = True
-    sh, st, sd = N.halving_stack({stack})
+    report = False
+    angles = False
     k = k0
     top = 0
     phase = 0  # 0: a Newton iterate's residual, 1: a finite difference, 2: report
@@ -470,9 +561,6 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
         if not want_report:
             return K.OK, k, 0.0, 0.0, 0
         phase = 2
-    # the step's and substep's working values (typed here, set when a step starts)
-    cx, cq, cv, cw, cz = N.copies(x0, q0, v0, w0, z0)
-    mu, ma, ml, mz, mup, mzp = N.copy_memory(mem)
     hp = h_prev[0]
     t1 = t
     tc = t
@@ -481,11 +569,6 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
     depth = 0
     bp = 1.0
     gp = 1.0
-    base_a, shift, u_base, udot, lam, z1 = N.predict(cv, cw, cz, mu, ma, ml, mz, mup, mzp,
-                                                     hp, h, coeff)
-    x1, q1, v1, w1, a1 = N.kinematics(cx, cq, base_a, shift, u_base, udot, h, beta, gamma,
-                                      am, af)
-    mx, mq, mv, mw = N.copies(x1, q1, v1, w1, z1)[:4]
     rebuild = False
     refresh = True
     refreshed = False
@@ -493,28 +576,20 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
     builds = 0
     previous = np.inf
     last = np.inf
-    new_angles = angle_ref.copy()
-    LU, piv, sc, rsc = N.no_factors(6 * nb + nr)
     err = 0.0
     total = 0
     c = 0
     d = 0
     eps = 1.0
     if build_only:
-        x1, q1, v1, w1, z1 = N.copies(x0, q0, v0, w0, z0)
-        udot = mem[0].copy()
-        lam = mem[2].copy()
+        N.put_state(x1, q1, v1, w1, z1, x0, q0, v0, w0, z0)
+        K.assign(udot, mem[0])
+        K.assign(lam, mem[2])
         tt = t
         gp = gamma / (h * beta)
         rebuild = True
         need_step = False
         phase = 0
-    cr = np.zeros((nb, 6))
-    cphi = np.zeros(nr)
-    cvals = np.zeros(12 * nr)
-    cvel = np.zeros(nr)
-    cM = np.zeros((nb, 6, 6))
-    crz = mz
     while True:
         if need_step:
             # step k + 1: pending (h, t_end, depth) on a stack, halves pushed on failure
@@ -523,8 +598,8 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
             st[0] = t1
             sd[0] = 0
             top = 1
-            cx, cq, cv, cw, cz = N.copies(x0, q0, v0, w0, z0)
-            mu, ma, ml, mz, mup, mzp = N.copy_memory(mem)
+            N.put_state(cx, cq, cv, cw, cz, x0, q0, v0, w0, z0)
+            N.put_memory(mu, ma, ml, mz, mup, mzp, mem)
             hp = h_prev[0]
             tc = t
             need_step = False
@@ -535,17 +610,17 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
             h, tt, depth = sh[top], st[top], sd[top]
             bp = (1.0 - am) / (h * h * beta * (1.0 - af))
             gp = gamma / (h * beta)
-            base_a, shift, u_base, udot, lam, z1 = N.predict(cv, cw, cz, mu, ma, ml, mz, mup,
-                                                             mzp, hp, h, coeff)
-            x1, q1, v1, w1, a1 = N.kinematics(cx, cq, base_a, shift, u_base, udot, h, beta,
-                                              gamma, am, af)
+            N.predict(cv, cw, cz, mu, ma, ml, mz, mup, mzp, hp, h, coeff, base_a, shift,
+                      u_base, udot, lam, z1)
+            N.kinematics(cx, cq, base_a, shift, u_base, udot, h, beta, gamma, am, af, x1, q1,
+                         v1, w1, a1)
             rebuild = counters[0] == 0
             refresh = True
             refreshed = False
             builds = 0
             previous = np.inf
             last = np.inf
-            new_angles = angle_ref.copy()
+            K.assign(new_angles, angle_ref)
             err = 0.0
             total = 0
             need_setup = False
@@ -553,7 +628,7 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
         if phase == 0:
             t, x, q, v, w, z, angle_out = tt, x1, q1, v1, w1, z1, new_angles
         elif phase == 1:
-            t, x, q, v, w, z, angle_out = tt, mx, mq, mv, mw, z1, angle_ref
+            t, x, q, v, w, z, angle_out = tt, dx, dq, dv, dw, z1, angle_ref
         else:
             t, x, q, v, w, z, angle_out = tc, x0, q0, v0, w0, z0, angle_ref
         positions = phase != 2
@@ -561,16 +636,16 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
         angles = phase == 0
 {terms_ga}
         if phase == 2:
-            Minv = K.mass_inverse(D[0], bs, nb)
-            G = K.dense_G(D[0], values, nb)
+            Minv = K.mass_inverse(C0, bs, nb)
+            G = K.dense_G(C0, values, nb)
             ru, rl, ok = K.accelerations(G, Minv, f[:nb], acceleration)
-            K.report_reactions(out_links, D[0][11], row_tau, rl)
+            K.report_reactions(out_links, C0[11], row_tau, rl)
             K.assign(out_udot, ru)
             K.assign(out_lam, rl)
             K.assign(out_zdot, zdot)
             return (K.OK if ok else K.SINGULAR), k, 0.0, 0.0, 0
-        M = N.mass_blocks(D[0], bs.R, nb)
-        rr = N.residual_r(M, udot, f, values, lam, vrows, vcols)
+        N.mass_blocks(C0, bs.R, nb, M)
+        N.residual_r(M, udot, f, values, lam, vrows, vcols, W, rr)
         outcome = 0  # 0: iterate again, 1: converged, 2: failed
         if phase == 1:
             N.gradient_column(Dtan, dV, 6 * c + d, rr, cr, values, cvals, eps)
@@ -580,11 +655,11 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
                 c += 1
             if c < ncol:
                 eps = {fd_step} * scale if d < 3 else {fd_step}
-                mx, mq, mv, mw = N.moved(x1, q1, v1, w1, mflat[mstart[c]:mstart[c + 1]], d,
-                                         eps, gp * eps)
+                N.moved(x1, q1, v1, w1, mflat[mstart[c]:mstart[c + 1]], d, eps, gp * eps,
+                        dx, dq, dv, dw)
                 continue
             if nr:
-                N.add_reactions(Dtan, dV, lam, vrows, vcols, nb)
+                N.add_reactions(Dtan, dV, lam, vrows, vcols, W)
             counters[0] += 1
             N.keep_anchor(anchor, x1, q1, v1, w1, z1, udot, lam, tt, h)
             if build_only:
@@ -596,7 +671,12 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
             phase = 0
         else:
             total += 1
-            cr, cphi, cvals, cvel, cM, crz = rr, residual, values, velocity, M, zdot
+            K.assign(cr, rr)
+            K.assign(cphi, residual)
+            K.assign(cvals, values)
+            K.assign(cvel, velocity)
+            K.assign(cM, M)
+            K.assign(crz, zdot)
             if not N.finite(cr, cphi):
                 err = np.inf
                 outcome = 2
@@ -606,38 +686,42 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
                     c = 0
                     d = 0
                     eps = {fd_step} * scale
-                    mx, mq, mv, mw = N.moved(x1, q1, v1, w1, mflat[mstart[0]:mstart[1]], 0,
-                                             eps, gp * eps)
+                    N.moved(x1, q1, v1, w1, mflat[mstart[0]:mstart[1]], 0, eps, gp * eps,
+                            dx, dq, dv, dw)
                     phase = 1
                     continue
         if outcome == 0:
             # one Newton iteration with the residual (cr, ...) of the iterate
             if refresh:
-                LU, piv, sc, rsc, ok = N.factor(Dtan, dV, lam, bp, cM, cvals, vrows, vcols,
-                                                colour, prow, pcol, nr)
+                ok = N.factor(Dtan, dV, lam, bp, cM, cvals, vrows, vcols, colour, prow, pcol,
+                              nr, W)
                 counters[1] += 1
                 if not ok:
                     return K.SINGULAR, k, 0.0, 0.0, 0
                 refresh = False
                 previous = np.inf
-            delta, dlam = N.solve(LU, piv, sc, rsc, cr, cphi, nb)
-            b_udot, b_lam, b_x, b_q, b_v, b_w, b_z, b_a = udot, lam, x1, q1, v1, w1, z1, a1
-            udot, lam, z1, err = N.update(udot, lam, delta, dlam, bp, cz, mz, crz, h, z1,
-                                          scale)
-            x1, q1, v1, w1, a1 = N.kinematics(cx, cq, base_a, shift, u_base, udot, h, beta,
-                                              gamma, am, af)
+            N.solve(W, cr, cphi, delta, dlam)
+            K.assign(b_udot, udot)
+            K.assign(b_lam, lam)
+            K.assign(b_a, a1)
+            N.put_state(bx, bq, bv, bw, bz, x1, q1, v1, w1, z1)
+            err = N.update(udot, lam, delta, dlam, bp, cz, mz, crz, h, z1, scale)
+            N.kinematics(cx, cq, base_a, shift, u_base, udot, h, beta, gamma, am, af, x1, q1,
+                         v1, w1, a1)
             if err <= {newton_tol}:
                 counters[2] += total
                 counters[3] += 1
-                N.velocity_correction(LU, piv, sc, rsc, cvals, vrows, vcols, cvel, v1, w1)
+                N.velocity_correction(W, cvals, vrows, vcols, cvel, v1, w1)
                 K.assign(angle_ref, new_angles)
                 outcome = 1
             elif not err <= min(previous, {jump} * last):
                 if built_here or builds >= {max_builds}:
                     outcome = 2
                 else:
-                    udot, lam, x1, q1, v1, w1, z1, a1 = (b_udot, b_lam, b_x, b_q, b_v, b_w,
-                                                         b_z, b_a)
+                    K.assign(udot, b_udot)
+                    K.assign(lam, b_lam)
+                    K.assign(a1, b_a)
+                    N.put_state(x1, q1, v1, w1, z1, bx, bq, bv, bw, bz)
                     rebuild = True
             else:
                 rate = err / previous
@@ -666,9 +750,13 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
             need_setup = True
             continue
         # converged: the substep's end is the next substep's start
-        cx, cq, cv, cw, cz = x1, q1, v1, w1, z1
-        mup, mzp = mu, mz
-        mu, ma, ml, mz = udot, a1, lam, crz
+        N.put_state(cx, cq, cv, cw, cz, x1, q1, v1, w1, z1)
+        K.assign(mup, mu)
+        K.assign(mzp, mz)
+        K.assign(mu, udot)
+        K.assign(ma, a1)
+        K.assign(ml, lam)
+        K.assign(mz, crz)
         hp = h
         tc = tt
         if top > 0:

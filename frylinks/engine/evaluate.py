@@ -112,7 +112,9 @@ def _constraints(model: Model, b: BodyStates, ctx: LinkContext, angle_out: Array
 
 def mass_blocks(model: Model, b: BodyStates) -> Array:
     """Each body's 6x6 mass matrix about its COG, world axes, added mass included."""
-    return N.mass_blocks(_core(model), b.R, model.nb_bodies)
+    M = np.empty((model.nb_bodies, 6, 6))
+    N.mass_blocks(_core(model), b.R, model.nb_bodies, M)
+    return M
 
 
 def _mass_inverse(model: Model, b: BodyStates) -> Array:
@@ -172,7 +174,8 @@ def applied(model: Model, s: State, b: BodyStates, rels: list[Relative], ctx: Li
             static: bool = False) -> Loads:
     """Every applied force at state ``s`` (``b``, ``rels`` and ``ctx`` computed there)."""
     nb = model.nb_bodies
-    f = K.body_loads(_core(model), b, nb)  # weight and gyroscopic torques
+    f = np.empty((nb + 1, 6))
+    K.body_loads(_core(model), b, nb, f)  # weight and gyroscopic torques
 
     springs: list[Array | None] = []
     for blk, rel in zip(model.link_blocks, rels, strict=True):
@@ -183,12 +186,15 @@ def applied(model: Model, s: State, b: BodyStates, rels: list[Relative], ctx: Li
         gpos, gvel = blk.kind.coordinates(rel, sub)
         E = blk.kind.free_basis(rel)
         n, nf = blk.kind.nb_links, blk.kind.nb_free
-        springs.append(K.link_spring(
+        Q = np.empty((n, nf))
+        K.link_spring(
             f, rel, np.ascontiguousarray(blk.K, dtype=float).reshape(n, nf, nf),
             np.ascontiguousarray(blk.B, dtype=float).reshape(n, nf, nf),
             np.ascontiguousarray(blk.r0, dtype=float).reshape(n, nf),
             np.ascontiguousarray(gpos, dtype=float), np.ascontiguousarray(gvel, dtype=float),
-            np.ascontiguousarray(E, dtype=float), blk.master.body, blk.slave.body))
+            np.ascontiguousarray(E, dtype=float), blk.master.body, blk.slave.body, Q,
+            np.empty((n, 6)), np.empty((n, 12)))
+        springs.append(Q)
 
     fctx = ForceContext(s.t, ctx.signals[0], model.gravity, model.settings, static=static)
     wrenches: list[tuple[Array, Array]] = []

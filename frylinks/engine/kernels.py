@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..jit import cross3, kernel, quat_mul, rotvec_to_quat3
-from ..kinematics import BodyStates, Relative, generalized_kernel
+from ..jit import copy_into, cross3, helper, kernel, quat_mul, rotvec_to_quat3, scratch, scratch2
+from ..kinematics import BodyStates, Relative, generalized_into
 
 Array = np.ndarray
 
@@ -29,14 +29,15 @@ OK, NON_FINITE, RUNAWAY, VIOLATED, NOT_ASSEMBLED, SINGULAR = 0, 1, 2, 3, 4, 5
 
 
 @kernel
-def body_loads(core: tuple[Any, ...], b: BodyStates, nb: int) -> Array:
-    """``(nb + 1, 6)`` loads on the bodies (ground last): weight and the gyroscopic
-    torque ``-w x (I w)`` with the world inertia ``R I R^T``."""
+def body_loads(core: tuple[Any, ...], b: BodyStates, nb: int, f: Array) -> None:
+    """The loads on the bodies into ``f`` ``(nb + 1, 6)`` (ground last, zero): weight
+    and the gyroscopic torque ``-w x (I w)`` with the world inertia ``R I R^T``."""
     mass, inertia, gravity = core[0], core[1], core[3]
-    f = np.zeros((nb + 1, 6))
-    Iw = np.empty((3, 3))
-    work = np.empty((2, 3))
+    Iw = scratch2(3, 3)
+    work = scratch2(2, 3)
     Iww, t = work[0], work[1]
+    for j in range(6):
+        f[nb, j] = 0.0
     for i in range(nb):
         for j in range(3):
             f[i, j] = mass[i] * gravity[j]
@@ -46,13 +47,12 @@ def body_loads(core: tuple[Any, ...], b: BodyStates, nb: int) -> Array:
         cross3(b.w[i], Iww, t)
         for j in range(3):
             f[i, 3 + j] = -t[j]
-    return f
 
 
-@kernel
+@helper
 def world_inertia(R: Array, inertia: Array, out: Array) -> None:
     """``R I R^T`` into ``out`` (3x3)."""
-    RI = np.empty((3, 3))
+    RI = scratch2(3, 3)
     for j in range(3):
         for k in range(3):
             RI[j, k] = R[j, 0] * inertia[0, k] + R[j, 1] * inertia[1, k] + R[j, 2] * inertia[2, k]
@@ -88,7 +88,7 @@ def add_wrenches(f: Array, body: Array, r: Array, force: Array, torque: Array, k
                  ) -> None:
     """Add the wrenches of attachment ``k`` (force, torque about the node) to ``f`` as
     force and torque about the COGs, element by element in order."""
-    t = np.empty(3)
+    t = scratch(3)
     for i in range(len(body)):
         cross3(r[i], force[i, k], t)
         for j in range(3):
@@ -99,12 +99,16 @@ def add_wrenches(f: Array, body: Array, r: Array, force: Array, torque: Array, k
 
 @kernel
 def link_spring(f: Array, rel: Relative, K: Array, B: Array, r0: Array, gpos: Array,
-                gvel: Array, E: Array, mbody: Array, sbody: Array) -> Array:
-    """The link spring-damper ``Q = -K (gpos - r0) - B gvel`` on the free DOFs, added
-    to ``f`` through the twist ``mu = E (E^T E)^-1 Q``; returns ``Q`` ``(n, nf)``."""
+                gvel: Array, E: Array, mbody: Array, sbody: Array, Q: Array, mu: Array,
+                gen: Array) -> None:
+    """The link spring-damper ``Q = -K (gpos - r0) - B gvel`` on the free DOFs, into
+    ``Q`` ``(n, nf)``, added to ``f`` through the twist ``mu = E (E^T E)^-1 Q`` (work
+    arrays ``mu`` ``(n, 6)``, ``gen`` ``(n, 12)``)."""
     n, nf = gpos.shape
-    Q = np.zeros((n, nf))
-    mu = np.zeros((n, 6))
+    room = scratch2(6, 6)
+    EtE = room[:nf, :nf]
+    work = scratch2(2, 6)
+    y, z = work[0, :nf], work[1, :nf]
     for i in range(n):
         for a in range(nf):
             kx = 0.0
@@ -113,7 +117,6 @@ def link_spring(f: Array, rel: Relative, K: Array, B: Array, r0: Array, gpos: Ar
                 kx += K[i, a, c] * (gpos[i, c] - r0[i, c])
                 bv += B[i, a, c] * gvel[i, c]
             Q[i, a] = -kx - bv
-        EtE = np.empty((nf, nf))
         for a in range(nf):
             for c in range(nf):
                 s = 0.0
@@ -121,20 +124,19 @@ def link_spring(f: Array, rel: Relative, K: Array, B: Array, r0: Array, gpos: Ar
                     s += E[i, j, a] * E[i, j, c]
                 EtE[a, c] = s
         cholesky(EtE)
-        y = cho_solve(EtE, Q[i])
+        cho_solve_into(EtE, Q[i], z, y)
         for j in range(6):
             s = 0.0
             for a in range(nf):
                 s += E[i, j, a] * y[a]
             mu[i, j] = s
-    gen = generalized_kernel(rel, mu)
+    generalized_into(rel, mu, gen)
     for i in range(n):
         for j in range(6):
             f[mbody[i], j] += gen[i, j]
     for i in range(n):
         for j in range(6):
             f[sbody[i], j] += gen[i, 6 + j]
-    return Q
 
 
 @kernel
@@ -150,9 +152,9 @@ def add_rows(values: Array, velocity: Array, acceleration: Array, row_tau: Array
         for c in range(nc):
             r = start + i * nc + c
             velocity[r] = vel[i, c]
-            row_tau[r] = rows[i, c]
             s = 0.0
             for j in range(6):
+                row_tau[r, j] = rows[i, c, j]
                 s += rows[i, c, j] * rel.kappa[i, j]
             acceleration[r] = acc[i, c] - s
             for j in range(12):
@@ -199,7 +201,7 @@ def factor(G: Array, Minv: Array) -> tuple[Array, Array, bool]:
     return A, L, ok
 
 
-@kernel
+@helper
 def cholesky(A: Array) -> bool:
     """In place: the lower Cholesky factor of a symmetric positive definite ``A``."""
     n = A.shape[0]
@@ -252,22 +254,27 @@ def inverse(M: Array) -> Array:
     return out
 
 
-@kernel
-def cho_solve(L: Array, b: Array) -> Array:
-    """``x`` with ``L L^T x = b``."""
+@helper
+def cho_solve_into(L: Array, b: Array, y: Array, x: Array) -> None:
+    """``x`` with ``L L^T x = b`` (``y``: work room of b's length)."""
     n = len(b)
-    y = np.empty(n)
     for i in range(n):
         s = b[i]
         for k in range(i):
             s -= L[i, k] * y[k]
         y[i] = s / L[i, i]
-    x = np.empty(n)
     for i in range(n - 1, -1, -1):
         s = y[i]
         for k in range(i + 1, n):
             s -= L[k, i] * x[k]
         x[i] = s / L[i, i]
+
+
+@kernel
+def cho_solve(L: Array, b: Array) -> Array:
+    """``x`` with ``L L^T x = b``."""
+    x = np.empty(len(b))
+    cho_solve_into(L, b, np.empty(len(b)), x)
     return x
 
 
@@ -368,12 +375,10 @@ def normalise(q: Array) -> None:
 
 
 @kernel
-def take(a: Array, index: Array) -> Array:
-    """``a[index]`` (a copy)."""
-    out = np.empty(len(index))
+def take(a: Array, index: Array, out: Array) -> None:
+    """``out = a[index]``."""
     for i in range(len(index)):
         out[i] = a[index[i]]
-    return out
 
 
 @kernel
@@ -487,7 +492,7 @@ def put(a: Array, index: Array, values: Array) -> None:
 @kernel
 def assign(dst: Array, src: Array) -> None:
     """``dst[:] = src``."""
-    dst[:] = src
+    copy_into(dst, src)
 
 
 @kernel

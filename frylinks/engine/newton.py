@@ -5,16 +5,19 @@ operation by operation, for the dense Newton matrix of a small model: the kept t
 weighed with the multipliers, the mass blocks, the constraint rows, equilibrated and
 factored by LU with partial pivoting. The step's loop, which evaluates the model's
 residual, is generated with the model's step (:mod:`.compose`).
+
+None of them allocates (see :mod:`frylinks.jit`): the step makes its :class:`Room`
+and its state arrays once, and these kernels work in them.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..jit import kernel, quat_mul, rotvec_to_quat3
+from ..jit import copy_into, helper, kernel, quat_mul, rotvec_to_quat3, scratch, scratch2
 from .kernels import world_inertia
 
 Array = np.ndarray
@@ -45,24 +48,61 @@ FD_STEP = 1e-7
 EPS = 1e-10
 
 
+class Room(NamedTuple):
+    """Work arrays of the Newton algebra of a model (``n = 6 nb + nr``): the factored
+    Newton matrix (``LU``, ``piv``, ``scale``, ``rhs_scale``) and what building,
+    factoring and solving it need on the way."""
+
+    react: Array      # (6 colours, 6 nb) d(G^T lam)/d(move)
+    LU: Array         # (n, n)
+    piv: Array        # (n,) int
+    scale: Array      # (n,)
+    rhs_scale: Array  # (n,)
+    ds: Array         # (6 nb,)
+    g: Array          # (12 nr,)
+    norm: Array       # (nr,)
+    dc: Array         # (nr,)
+    rhs: Array        # (n,)
+    y: Array          # (n,)
+    x: Array          # (n,)
+    reaction: Array   # (6 nb,)
+    u: Array          # (6 nb,)
+    gu: Array         # (nr,)
+    du: Array         # (nb, 6)
+    dl: Array         # (nr,)
+    zero: Array       # (nb, 6) zeros
+
+
 @kernel
-def reactions(dV: Array, lam: Array, rows: Array, cols: Array, nb: int) -> Array:
-    """``d(G^T lam)/d(move)`` ``(colours * 6, 6 nb)`` from the kept derivatives ``dV``
-    of G's entries (``rows``, ``cols``: each entry's row and column, -1 for ground)."""
-    out = np.zeros((dV.shape[0], 6 * nb))
+def room(nb: int, nr: int, colours: int) -> Room:
+    """The :class:`Room` of a model of ``nb`` bodies, ``nr`` constraint rows and
+    ``colours`` colours of its tangent."""
+    n = 6 * nb + nr
+    return Room(np.zeros((6 * colours, 6 * nb)), np.zeros((n, n)), np.arange(n),
+                np.ones(n), np.ones(n), np.empty(6 * nb), np.empty(12 * nr), np.empty(nr),
+                np.empty(nr), np.empty(n), np.empty(n), np.empty(n), np.empty(6 * nb),
+                np.empty(6 * nb), np.empty(nr), np.empty((nb, 6)), np.empty(nr),
+                np.zeros((nb, 6)))
+
+
+@helper
+def reactions(dV: Array, lam: Array, rows: Array, cols: Array, out: Array) -> None:
+    """``d(G^T lam)/d(move)`` ``(colours * 6, 6 nb)`` into ``out`` from the kept
+    derivatives ``dV`` of G's entries (``rows``, ``cols``: each entry's row and column,
+    -1 for ground)."""
+    out[:] = 0.0
     for cd in range(dV.shape[0]):
         for e in range(dV.shape[1]):
             if cols[e] >= 0 and dV[cd, e] != 0.0:
                 out[cd, cols[e]] += dV[cd, e] * lam[rows[e]]
-    return out
 
 
-@kernel
-def lu_factor(A: Array) -> tuple[Array, Array, bool]:
-    """LU with partial pivoting of a square matrix (a copy); False when singular."""
-    n = A.shape[0]
-    LU = A.copy()
-    piv = np.arange(n)
+@helper
+def lu_factor(LU: Array, piv: Array) -> bool:
+    """LU with partial pivoting of a square matrix, in place; False when singular."""
+    n = LU.shape[0]
+    for c in range(n):
+        piv[c] = c
     for c in range(n):
         p = c
         big = abs(LU[c, c])
@@ -71,7 +111,7 @@ def lu_factor(A: Array) -> tuple[Array, Array, bool]:
                 big = abs(LU[r, c])
                 p = r
         if big == 0.0 or not math.isfinite(big):
-            return LU, piv, False
+            return False
         if p != c:
             for j in range(n):
                 LU[c, j], LU[p, j] = LU[p, j], LU[c, j]
@@ -83,213 +123,230 @@ def lu_factor(A: Array) -> tuple[Array, Array, bool]:
             if m != 0.0:
                 for j in range(c + 1, n):
                     LU[r, j] -= m * LU[c, j]
-    return LU, piv, True
+    return True
 
 
-@kernel
-def lu_solve(LU: Array, piv: Array, b: Array) -> Array:
-    """``x`` with ``A x = b`` from :func:`lu_factor`."""
+@helper
+def lu_solve(LU: Array, piv: Array, b: Array, y: Array, x: Array) -> None:
+    """``x`` with ``A x = b`` from :func:`lu_factor` (``y``: work room)."""
     n = len(b)
-    y = np.empty(n)
     for i in range(n):
         s = b[piv[i]]
         for k in range(i):
             s -= LU[i, k] * y[k]
         y[i] = s
-    x = np.empty(n)
     for i in range(n - 1, -1, -1):
         s = y[i]
         for k in range(i + 1, n):
             s -= LU[i, k] * x[k]
         x[i] = s / LU[i, i]
-    return x
 
 
 @kernel
 def factor(Dtan: Array, dV: Array, lam: Array, bp: float, mass: Array, values: Array,
-           vrows: Array, vcols: Array, colour: Array, prow: Array, pcol: Array, nr: int
-           ) -> tuple[Array, Array, Array, Array, bool]:
-    """The equilibrated Newton matrix, factored: ``(LU, piv, scale, rhs_scale, ok)``
-    (:meth:`frylinks.implicit.Newton.factor`)."""
+           vrows: Array, vcols: Array, colour: Array, prow: Array, pcol: Array, nr: int,
+           W: Room) -> bool:
+    """The equilibrated Newton matrix, factored into ``W`` (``LU``, ``piv``, ``scale``,
+    ``rhs_scale``); False when singular (:meth:`frylinks.implicit.Newton.factor`)."""
     nb = mass.shape[0]
-    n = 6 * nb + nr
-    D = Dtan - reactions(dV, lam, vrows, vcols, nb) if nr else Dtan
-    K = np.zeros((n, n))
-    diagonal = np.ones(6 * nb)
+    K = W.LU
+    K[:] = 0.0
+    if nr:
+        reactions(dV, lam, vrows, vcols, W.react)
     for k in range(len(prow)):
         i, j = prow[k], pcol[k]
         for a in range(6):
             for d in range(6):
-                value = D[6 * colour[j] + d, 6 * i + a] / bp
+                tan = Dtan[6 * colour[j] + d, 6 * i + a]
+                if nr:
+                    tan = tan - W.react[6 * colour[j] + d, 6 * i + a]
+                value = tan / bp
                 if i == j:
                     value += mass[i, a, d]
                 K[6 * i + a, 6 * j + d] = value
+    ds = W.ds
     for i in range(6 * nb):
-        diagonal[i] = abs(K[i, i])
-    ds = np.empty(6 * nb)
-    for i in range(6 * nb):
-        ds[i] = 1.0 / math.sqrt(diagonal[i] if diagonal[i] > 0 else 1.0)
+        diagonal = abs(K[i, i])
+        ds[i] = 1.0 / math.sqrt(diagonal if diagonal > 0 else 1.0)
     for k in range(len(prow)):
         i, j = prow[k], pcol[k]
         for a in range(6):
             for d in range(6):
                 K[6 * i + a, 6 * j + d] = K[6 * i + a, 6 * j + d] * ds[6 * i + a] * ds[6 * j + d]
-    scale = np.empty(n)
-    rhs_scale = np.empty(n)
     for i in range(6 * nb):
-        scale[i] = ds[i]
-        rhs_scale[i] = ds[i] / bp
+        W.scale[i] = ds[i]
+        W.rhs_scale[i] = ds[i] / bp
     if nr:
-        g = np.zeros(len(values))
-        norm = np.zeros(nr)
+        g, norm = W.g, W.norm
+        norm[:] = 0.0
         for e in range(len(values)):
+            g[e] = 0.0
             if vcols[e] >= 0:
                 g[e] = values[e] * ds[vcols[e]]
                 norm[vrows[e]] += g[e] * g[e]
-        dc = np.empty(nr)
         for r in range(nr):
             s = math.sqrt(norm[r])
-            dc[r] = 1.0 / (s if s > 0 else 1.0)
+            W.dc[r] = 1.0 / (s if s > 0 else 1.0)
         for e in range(len(values)):
             if vcols[e] >= 0:
-                ge = g[e] * dc[vrows[e]]
+                ge = g[e] * W.dc[vrows[e]]
                 K[6 * nb + vrows[e], vcols[e]] = ge
                 K[vcols[e], 6 * nb + vrows[e]] = -ge
         for r in range(nr):
             K[6 * nb + r, 6 * nb + r] = -EPS
-            scale[6 * nb + r] = dc[r] * bp
-            rhs_scale[6 * nb + r] = dc[r]
-    LU, piv, ok = lu_factor(K)
-    return LU, piv, scale, rhs_scale, ok
+            W.scale[6 * nb + r] = W.dc[r] * bp
+            W.rhs_scale[6 * nb + r] = W.dc[r]
+    return lu_factor(K, W.piv)
 
 
 @kernel
-def solve(LU: Array, piv: Array, scale: Array, rhs_scale: Array, r: Array, phi: Array,
-          nb: int) -> tuple[Array, Array]:
-    """Newton correction ``(delta (nb, 6), dlam)`` for residuals ``r (nb, 6)``, ``phi``."""
-    n = len(scale)
-    rhs = np.empty(n)
-    for i in range(6 * nb):
-        rhs[i] = -r.reshape(-1)[i] * rhs_scale[i]
+def solve(W: Room, r: Array, phi: Array, delta: Array, dlam: Array) -> None:
+    """Newton correction ``delta (nb, 6)``, ``dlam`` for residuals ``r (nb, 6)``,
+    ``phi`` with the factors in ``W``."""
+    solve_into(W, r, phi, delta, dlam)
+
+
+@helper
+def solve_into(W: Room, r: Array, phi: Array, delta: Array, dlam: Array) -> None:
+    """:func:`solve`, written into the kernel that calls it."""
+    nb = r.shape[0]
+    n = len(W.scale)
+    for b in range(nb):
+        for j in range(6):
+            W.rhs[6 * b + j] = -r[b, j] * W.rhs_scale[6 * b + j]
     for i in range(n - 6 * nb):
-        rhs[6 * nb + i] = -phi[i] * rhs_scale[6 * nb + i]
-    x = lu_solve(LU, piv, rhs) * scale
-    return x[:6 * nb].copy().reshape(nb, 6), x[6 * nb:].copy()
+        W.rhs[6 * nb + i] = -phi[i] * W.rhs_scale[6 * nb + i]
+    lu_solve(W.LU, W.piv, W.rhs, W.y, W.x)
+    for b in range(nb):
+        for j in range(6):
+            delta[b, j] = W.x[6 * b + j] * W.scale[6 * b + j]
+    for i in range(n - 6 * nb):
+        dlam[i] = W.x[6 * nb + i] * W.scale[6 * nb + i]
 
 
 @kernel
 def residual_r(mass: Array, udot: Array, f: Array, values: Array, lam: Array, vrows: Array,
-               vcols: Array) -> Array:
+               vcols: Array, W: Room, r: Array) -> None:
     """``r = M u' - f - G^T lam`` ``(nb, 6)``."""
     nb = mass.shape[0]
-    r = np.empty((nb, 6))
+    reaction = W.reaction
+    reaction[:] = 0.0
+    for e in range(len(values)):
+        if vcols[e] >= 0:
+            reaction[vcols[e]] += values[e] * lam[vrows[e]]
     for b in range(nb):
         for i in range(6):
             s = 0.0
             for j in range(6):
                 s += mass[b, i, j] * udot[b, j]
-            r[b, i] = s - f[b, i]
-    reaction = np.zeros(6 * nb)
-    for e in range(len(values)):
-        if vcols[e] >= 0:
-            reaction[vcols[e]] += values[e] * lam[vrows[e]]
-    return r - reaction.reshape(nb, 6)
+            r[b, i] = (s - f[b, i]) - reaction[6 * b + i]
 
 
 @kernel
-def mass_blocks(core: tuple[Any, ...], R: Array, nb: int) -> Array:
+def mass_blocks(core: tuple[Any, ...], R: Array, nb: int, M: Array) -> None:
     """Each body's 6x6 mass matrix about its COG, world axes, added mass included."""
     mass, inertia, added = core[0], core[1], core[4]
-    M = added[:nb].copy()
-    block = np.empty((3, 3))
+    block = scratch2(3, 3)
     for i in range(nb):
+        copy_into(M[i], added[i])
         for k in range(3):
             M[i, k, k] += mass[i]
         world_inertia(R[i], inertia[i], block)
-        M[i, 3:, 3:] += block
-    return M
+        for j in range(3):
+            for k in range(3):
+                M[i, 3 + j, 3 + k] += block[j, k]
 
 
 @kernel
 def moved(x: Array, q: Array, v: Array, w: Array, bodies: Array, d: int, eps: float,
-          dv: float) -> tuple[Array, Array, Array, Array]:
-    """Copies of the state with ``bodies`` moved by ``eps`` along direction ``d`` (0-2
-    translation, 3-5 world rotation) and their velocities changed by ``dv``."""
-    x1, q1, v1, w1 = x.copy(), q.copy(), v.copy(), w.copy()
-    e = np.zeros(3)
-    dq = np.empty(4)
+          dv: float, x1: Array, q1: Array, v1: Array, w1: Array) -> None:
+    """The state with ``bodies`` moved by ``eps`` along direction ``d`` (0-2
+    translation, 3-5 world rotation) and their velocities changed by ``dv``, into
+    ``x1, q1, v1, w1``."""
+    copy_into(x1, x)
+    copy_into(q1, q)
+    copy_into(v1, v)
+    copy_into(w1, w)
+    e = scratch(3)
+    dq = scratch(4)
     for b in bodies:
         if d < 3:
             x1[b, d] += eps
             v1[b, d] += dv
         else:
-            e[:] = 0.0
+            e[0] = 0.0
+            e[1] = 0.0
+            e[2] = 0.0
             e[d - 3] = eps
             rotvec_to_quat3(e, dq)
             quat_mul(dq, q[b], q1[b])
             w1[b, d - 3] += dv
-    return x1, q1, v1, w1
 
 
 @kernel
 def kinematics(x0: Array, q0: Array, base_a: Array, shift: Array, u_base: Array,
-               udot: Array, h: float, beta: float, gamma: float, am: float, af: float
-               ) -> tuple[Array, Array, Array, Array, Array]:
+               udot: Array, h: float, beta: float, gamma: float, am: float, af: float,
+               x1: Array, q1: Array, v1: Array, w1: Array, a1: Array) -> None:
     """The step's end ``x1, q1, v1, w1`` and ``a1`` for accelerations ``udot``."""
-    nb = len(x0)
-    a1 = base_a + (1.0 - af) / (1.0 - am) * udot
-    D = shift + h * beta * a1
-    u1 = u_base + h * gamma * a1
-    x1 = x0 + h * D[:, :3]
-    q1 = np.empty((nb, 4))
-    dq = np.empty(4)
-    rv = np.empty(3)
-    for i in range(nb):
+    c = (1.0 - af) / (1.0 - am)
+    hb = h * beta
+    hg = h * gamma
+    dq = scratch(4)
+    rv = scratch(3)
+    for i in range(len(x0)):
+        for j in range(6):
+            a1[i, j] = base_a[i, j] + c * udot[i, j]
         for j in range(3):
-            rv[j] = h * D[i, 3 + j]
+            x1[i, j] = x0[i, j] + h * (shift[i, j] + hb * a1[i, j])
+            v1[i, j] = u_base[i, j] + hg * a1[i, j]
+            w1[i, j] = u_base[i, 3 + j] + hg * a1[i, 3 + j]
+            rv[j] = h * (shift[i, 3 + j] + hb * a1[i, 3 + j])
         rotvec_to_quat3(rv, dq)
         quat_mul(dq, q0[i], q1[i])
         n = math.sqrt(q1[i, 0] ** 2 + q1[i, 1] ** 2 + q1[i, 2] ** 2 + q1[i, 3] ** 2)
         for j in range(4):
             q1[i, j] = q1[i, j] / n
-    return x1, q1, u1[:, :3].copy(), u1[:, 3:].copy(), a1
 
 
-@kernel
+@helper
 def max_error(delta: Array, scale: float) -> float:
     """``max |delta| / units`` (m relative to the model's size, rad)."""
     err = 0.0
     for b in range(delta.shape[0]):
         for j in range(6):
             e = abs(delta[b, j]) / (scale if j < 3 else 1.0)
-            if not e <= err:  # NaN wins, as numpy's max
+            if e > err or math.isnan(e):  # NaN wins, as numpy's max
                 err = e
+                if math.isnan(e):
+                    return e
     return err
 
 
 @kernel
-def velocity_correction(LU: Array, piv: Array, scale: Array, rhs_scale: Array,
-                        values: Array, vrows: Array, vcols: Array, velocity: Array,
-                        v: Array, w: Array) -> None:
+def velocity_correction(W: Room, values: Array, vrows: Array, vcols: Array,
+                        velocity: Array, v: Array, w: Array) -> None:
     """Velocities put back on ``G u = velocity`` in the Newton matrix's metric."""
     nb = len(v)
     nr = len(velocity)
     if nr == 0:
         return
-    u = np.empty(6 * nb)
+    u = W.u
     for b in range(nb):
         for j in range(3):
             u[6 * b + j] = v[b, j]
             u[6 * b + 3 + j] = w[b, j]
-    Gu = np.zeros(nr)
+    gu = W.gu
+    gu[:] = 0.0
     for e in range(len(values)):
         if vcols[e] >= 0:
-            Gu[vrows[e]] += values[e] * u[vcols[e]]
-    du, _ = solve(LU, piv, scale, rhs_scale, np.zeros((nb, 6)), Gu - velocity, nb)
+            gu[vrows[e]] += values[e] * u[vcols[e]]
+    for r in range(nr):
+        gu[r] = gu[r] - velocity[r]
+    solve_into(W, W.zero, gu, W.du, W.dl)
     for b in range(nb):
         for j in range(3):
-            v[b, j] += du[b, j]
-            w[b, j] += du[b, 3 + j]
+            v[b, j] += W.du[b, j]
+            w[b, j] += W.du[b, 3 + j]
 
 
 # ------------------------------------------------ the step's array algebra, compiled once
@@ -297,32 +354,38 @@ def velocity_correction(LU: Array, piv: Array, scale: Array, rhs_scale: Array,
 @kernel
 def predict(v0: Array, w0: Array, z0: Array, m_udot: Array, m_a: Array, m_lam: Array,
             m_zdot: Array, m_udot_prev: Array, m_zdot_prev: Array, h_prev: float, h: float,
-            coeff: Array) -> tuple[Array, Array, Array, Array, Array, Array]:
+            coeff: Array, base_a: Array, shift: Array, u_base: Array, udot: Array,
+            lam: Array, z1: Array) -> None:
     """The step's constants ``base_a, shift, u_base`` and the predictor ``udot, lam,
     z1`` (accelerations and state rates extrapolated from the last two steps)."""
     am, af, gamma, beta = coeff[0], coeff[1], coeff[2], coeff[3]
-    nb = len(v0)
-    u0 = np.empty((nb, 6))
-    u0[:, :3] = v0
-    u0[:, 3:] = w0
-    base_a = (af * m_udot - am * m_a) / (1.0 - am)
-    shift = u0 + h * (0.5 - beta) * m_a
-    u_base = u0 + h * (1.0 - gamma) * m_a
-    udot = m_udot.copy()
-    zdot = m_zdot.copy()
-    if h_prev > 0:
-        udot += (h / h_prev) * (m_udot - m_udot_prev)
-        zdot += (h / h_prev) * (m_zdot - m_zdot_prev)
-    z1 = z0 + 0.5 * h * (m_zdot + zdot)
-    return base_a, shift, u_base, udot, m_lam.copy(), z1
+    cs = h * (0.5 - beta)
+    cb = h * (1.0 - gamma)
+    ratio = h / h_prev if h_prev > 0 else 0.0
+    for i in range(len(v0)):
+        for j in range(6):
+            u0 = v0[i, j] if j < 3 else w0[i, j - 3]
+            base_a[i, j] = (af * m_udot[i, j] - am * m_a[i, j]) / (1.0 - am)
+            shift[i, j] = u0 + cs * m_a[i, j]
+            u_base[i, j] = u0 + cb * m_a[i, j]
+            udot[i, j] = m_udot[i, j]
+            if h_prev > 0:
+                udot[i, j] += ratio * (m_udot[i, j] - m_udot_prev[i, j])
+    copy_into(lam, m_lam)
+    for i in range(len(z0)):
+        zd = m_zdot[i]
+        if h_prev > 0:
+            zd += ratio * (m_zdot[i] - m_zdot_prev[i])
+        z1[i] = z0[i] + 0.5 * h * (m_zdot[i] + zd)
 
 
 @kernel
 def finite(r: Array, phi: Array) -> bool:
     """Every entry of ``r`` and ``phi`` finite."""
-    for a in r.reshape(-1):
-        if not math.isfinite(a):
-            return False
+    for b in range(r.shape[0]):
+        for j in range(r.shape[1]):
+            if not math.isfinite(r[b, j]):
+                return False
     for a in phi:
         if not math.isfinite(a):
             return False
@@ -331,19 +394,30 @@ def finite(r: Array, phi: Array) -> bool:
 
 @kernel
 def update(udot: Array, lam: Array, delta: Array, dlam: Array, bp: float, z0: Array,
-           m_zdot: Array, rz: Array, h: float, z1: Array, scale: float
-           ) -> tuple[Array, Array, Array, float]:
-    """Newton's update: ``udot + bp delta``, ``lam + dlam``, the states' trapezoidal
-    rule ``z0 + h/2 (z0' + z1')``, and the size of the correction (m relative to the
-    model's size, rad; the states' relative change weighed by NEWTON_TOL / STATE_TOL)."""
-    new_udot = udot + bp * delta
-    new_lam = lam + dlam
-    zn = z0 + 0.5 * h * (m_zdot + rz)
+           m_zdot: Array, rz: Array, h: float, z1: Array, scale: float) -> float:
+    """Newton's update in place: ``udot += bp delta``, ``lam += dlam``, the states'
+    trapezoidal rule ``z1 = z0 + h/2 (z0' + z1')``; returns the size of the
+    correction (m relative to the model's size, rad; the states' relative change
+    weighed by NEWTON_TOL / STATE_TOL)."""
+    for b in range(udot.shape[0]):
+        for j in range(6):
+            udot[b, j] = udot[b, j] + bp * delta[b, j]
+    for r in range(len(lam)):
+        lam[r] = lam[r] + dlam[r]
     err = max_error(delta, scale) if len(delta) else 0.0
-    if len(zn):
-        change = np.max(np.abs(zn - z1)) / max(np.max(np.abs(zn)), 1e-300)
-        err = max(err, change * (NEWTON_TOL / STATE_TOL))
-    return new_udot, new_lam, zn, err
+    if len(z1):
+        change = 0.0
+        big = 0.0
+        for i in range(len(z1)):
+            zn = z0[i] + 0.5 * h * (m_zdot[i] + rz[i])
+            d = abs(zn - z1[i])
+            if d > change or math.isnan(d) or math.isnan(change):  # NaN wins
+                change = d if not math.isnan(change) else change
+            if abs(zn) > big or math.isnan(zn) or math.isnan(big):
+                big = abs(zn) if not math.isnan(big) else big
+            z1[i] = zn
+        err = max(err, change / max(big, 1e-300) * (NEWTON_TOL / STATE_TOL))
+    return err
 
 
 @kernel
@@ -360,13 +434,13 @@ def needed_iterations(err: float, rate: float) -> float:
 def keep_anchor(anchor: tuple[Array, ...], x: Array, q: Array, v: Array, w: Array, z: Array,
                 udot: Array, lam: Array, t: float, h: float) -> None:
     """Where the Newton matrix was built (a resumed run rebuilds it there)."""
-    anchor[0][:] = x
-    anchor[1][:] = q
-    anchor[2][:] = v
-    anchor[3][:] = w
-    anchor[4][:] = z
-    anchor[5][:] = udot
-    anchor[6][:] = lam
+    copy_into(anchor[0], x)
+    copy_into(anchor[1], q)
+    copy_into(anchor[2], v)
+    copy_into(anchor[3], w)
+    copy_into(anchor[4], z)
+    copy_into(anchor[5], udot)
+    copy_into(anchor[6], lam)
     anchor[7][0] = t
     anchor[7][1] = h
 
@@ -375,15 +449,22 @@ def keep_anchor(anchor: tuple[Array, ...], x: Array, q: Array, v: Array, w: Arra
 def gradient_column(Dtan: Array, dV: Array, row: int, r1: Array, r0: Array, vals1: Array,
                     vals0: Array, eps: float) -> None:
     """One finite difference of the residual and of G's entries into the tangent."""
-    Dtan[row] = ((r1 - r0) / eps).reshape(-1)
-    dV[row] = (vals1 - vals0) / eps
+    nb = r1.shape[0]
+    for b in range(nb):
+        for j in range(6):
+            Dtan[row, 6 * b + j] = (r1[b, j] - r0[b, j]) / eps
+    for e in range(len(vals1)):
+        dV[row, e] = (vals1[e] - vals0[e]) / eps
 
 
 @kernel
-def add_reactions(Dtan: Array, dV: Array, lam: Array, rows: Array, cols: Array, nb: int
+def add_reactions(Dtan: Array, dV: Array, lam: Array, rows: Array, cols: Array, W: Room
                   ) -> None:
     """The kept tangent made independent of the multipliers (see Newton.build)."""
-    Dtan += reactions(dV, lam, rows, cols, nb)
+    reactions(dV, lam, rows, cols, W.react)
+    for i in range(Dtan.shape[0]):
+        for j in range(Dtan.shape[1]):
+            Dtan[i, j] = Dtan[i, j] + W.react[i, j]
 
 
 @kernel
@@ -392,17 +473,17 @@ def accepted(x: Array, q: Array, v: Array, w: Array, z: Array, mem: tuple[Array,
              mu: Array, ma: Array, ml: Array, mz: Array, mup: Array, mzp: Array, hp: float
              ) -> None:
     """A step's end copied into the run's state and memory arrays."""
-    x[:] = cx
-    q[:] = cq
-    v[:] = cv
-    w[:] = cw
-    z[:] = cz
-    mem[0][:] = mu
-    mem[1][:] = ma
-    mem[2][:] = ml
-    mem[3][:] = mz
-    mem[4][:] = mup
-    mem[5][:] = mzp
+    copy_into(x, cx)
+    copy_into(q, cq)
+    copy_into(v, cv)
+    copy_into(w, cw)
+    copy_into(z, cz)
+    copy_into(mem[0], mu)
+    copy_into(mem[1], ma)
+    copy_into(mem[2], ml)
+    copy_into(mem[3], mz)
+    copy_into(mem[4], mup)
+    copy_into(mem[5], mzp)
     h_prev[0] = hp
 
 
@@ -426,25 +507,29 @@ def state_status(x: Array, v: Array, w: Array, max_distance: float, max_speed: f
 
 
 @kernel
-def copies(x: Array, q: Array, v: Array, w: Array, z: Array
-           ) -> tuple[Array, Array, Array, Array, Array]:
-    return x.copy(), q.copy(), v.copy(), w.copy(), z.copy()
+def put_state(x: Array, q: Array, v: Array, w: Array, z: Array, sx: Array, sq: Array,
+              sv: Array, sw: Array, sz: Array) -> None:
+    """``x, q, v, w, z`` set to ``sx, sq, sv, sw, sz``."""
+    copy_into(x, sx)
+    copy_into(q, sq)
+    copy_into(v, sv)
+    copy_into(w, sw)
+    copy_into(z, sz)
 
 
 @kernel
-def copy_memory(mem: tuple[Array, Array, Array, Array, Array, Array]
-                ) -> tuple[Array, Array, Array, Array, Array, Array]:
-    return (mem[0].copy(), mem[1].copy(), mem[2].copy(), mem[3].copy(), mem[4].copy(),
-            mem[5].copy())
+def put_memory(mu: Array, ma: Array, ml: Array, mz: Array, mup: Array, mzp: Array,
+               mem: tuple[Array, Array, Array, Array, Array, Array]) -> None:
+    """The memory arrays set to ``mem``'s."""
+    copy_into(mu, mem[0])
+    copy_into(ma, mem[1])
+    copy_into(ml, mem[2])
+    copy_into(mz, mem[3])
+    copy_into(mup, mem[4])
+    copy_into(mzp, mem[5])
 
 
 @kernel
 def halving_stack(n: int) -> tuple[Array, Array, Array]:
     """Room for the pending (step length, end time, depth) of halved steps."""
     return np.empty(n), np.empty(n), np.zeros(n, dtype=np.int64)
-
-
-@kernel
-def no_factors(n: int) -> tuple[Array, Array, Array, Array]:
-    """Placeholders for the factors before the first factorisation."""
-    return np.zeros((n, n)), np.zeros(n, dtype=np.int64), np.ones(n), np.ones(n)

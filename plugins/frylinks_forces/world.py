@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from frylinks.forces import ForceKernels
-from frylinks.jit import kernel, rotate3, signal_values
+from frylinks.jit import kernel, rotate3, scratch, signal_values
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
 
@@ -66,15 +66,15 @@ class WorldTorque(WorldForce):
 def evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float, signals: Array,
              gravity: Array, states: Array, static: bool, force: Array, torque: Array) -> None:
     const, slot, frame, is_torque = data
-    value = np.empty(len(const))
-    signal_values(const, slot, signals, 0, value)
+    v = scratch(3)
     out = torque if is_torque else force
     for i in range(len(frame)):
-        v = value[3 * i: 3 * i + 3]
+        signal_values(const[3 * i:3 * i + 3], slot[3 * i:3 * i + 3], signals, 0, v)
         if frame[i] == 1:  # node axes
             rotate3(frames[0].R[i], v, out[i, 0])
         else:
-            out[i, 0] = v
+            for j in range(3):
+                out[i, 0, j] = v[j]
 
 
 WorldForce.kernels = ForceKernels(evaluate)
