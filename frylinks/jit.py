@@ -74,7 +74,7 @@ def _stack_doubles(typingctx: Any, rows: Any, cols: Any) -> Any:
     return types.CPointer(types.float64)(rows, cols), codegen
 
 
-if config.DISABLE_JIT:  # plain Python: a heap array stands in
+if getattr(config, "DISABLE_JIT", False):  # plain Python: a heap array stands in
     def scratch(n: int) -> np.ndarray:
         """Room for ``n`` floats (uninitialised)."""
         return np.empty(n)
@@ -88,12 +88,12 @@ else:
         """Room for ``n`` floats (uninitialised; ``n`` a constant) on the stack of the
         kernel that calls it: a temporary that costs nothing and that the kernel must
         neither return nor keep."""
-        return carray(_stack_doubles(n, 1), n)
+        return carray(_stack_doubles(n, 1), n)  # type: ignore[call-arg]
 
     @njit(inline="always")
     def scratch2(n: int, m: int) -> np.ndarray:
         """Room for ``n x m`` floats, as :func:`scratch` (``n``, ``m`` constants)."""
-        return carray(_stack_doubles(n, m), (n, m))
+        return carray(_stack_doubles(n, m), (n, m))  # type: ignore[call-arg]
 
 
 def copy_into(dst: np.ndarray, src: np.ndarray) -> None:
@@ -103,7 +103,8 @@ def copy_into(dst: np.ndarray, src: np.ndarray) -> None:
     dst[...] = src
 
 
-@overload(copy_into, inline="always", jit_options={"cache": True})
+@overload(copy_into, inline="always",
+          jit_options={"cache": True})  # type: ignore[typeddict-unknown-key]
 def _copy_into(dst: Any, src: Any) -> Any:
     if dst.ndim == 1:
         def copy1(dst: Any, src: Any) -> Any:

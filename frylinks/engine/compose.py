@@ -20,10 +20,10 @@ block returns None) and its constraint system is small enough for the dense solv
 from __future__ import annotations
 
 import hashlib
-import re
 import importlib.util
 import inspect
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
