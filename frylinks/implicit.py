@@ -67,6 +67,7 @@ from .engine import (
     state_derivatives,
 )
 from .engine.compose import NOT_CONVERGED, CompiledStep, compiled_step, raise_status
+from .engine.handle import handle
 from .engine.newton import (
     EPS,
     FD_STEP,
@@ -77,6 +78,7 @@ from .engine.newton import (
     NEWTON_TOL,
     REFRESH_AFTER,
     STATE_TOL,
+    step_room,
 )
 from .errors import SimulationError
 from .rotations import quat_multiply, rotvec_to_quat
@@ -653,6 +655,16 @@ class CompiledStepper:
         self._mstart = np.concatenate([[0], np.cumsum([len(m) for m in cp.members])]
                                       ).astype(np.int64)
         self._build_cost = 6 * cp.nb_colours
+        # the memory the compiled step updates in place: udot, a, lam, zdot, udot_prev,
+        # zdot_prev (a Memory returned by advance holds these arrays), h_prev
+        self._mem = (np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nr), np.zeros(nz),
+                     np.zeros((nb, 6)), np.zeros(nz))
+        self._h_prev = np.zeros(1)
+        self.handle = handle(step.data, (
+            self._mem, self._h_prev, self._c, self.Dtan, self.dV, self._anchor,
+            self.counters, self._colour, self._prow, self._pcol, self._mflat, self._mstart,
+            self._build_cost, step_room(nb, nr, nz, cp.nb_colours, len(model.initial.angle_ref),
+                                        2 * MAX_HALVINGS + 2)), step.room)
         step.stepper = self
 
     @property
@@ -679,21 +691,15 @@ class CompiledStepper:
 
     def report(self, s: State) -> tuple[Array, ...]:
         """The outputs, accelerations, multipliers and state rates at ``s`` (no step)."""
-        nb, nr, nz = self.model.nb_bodies, self.model.nb_rows, len(s.z)
-        dummy = (np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nr), np.zeros(nz),
-                 np.zeros((nb, 6)), np.zeros(nz))
-        return self._run(s, dummy, np.zeros(1), 0, 0, 0.0, s.t, report=True)[1]
+        return self._run(s, 0, 0, 0.0, s.t, report=True)[1]
 
-    def _run(self, s: State, arrays: tuple[Array, ...], h_prev: Array, k0: int, k1: int,
-             dt: float, t0: float, report: bool = False) -> tuple[int, tuple[Array, ...]]:
-        x, q, v, w, z = (np.ascontiguousarray(a, dtype=float).copy()
-                         for a in (s.x, s.q, s.v, s.w, s.z))
+    def _run(self, s: State, k0: int, k1: int, dt: float, t0: float, report: bool = False
+             ) -> tuple[int, tuple[Array, ...]]:
+        x, q, v, w, z = (np.array(a, dtype=float) for a in (s.x, s.q, s.v, s.w, s.z))
         out = self.step_fn.out_arrays()
         status, k, a, b, c = self.step_fn.module.advance_ga(
-            self.step_fn.data, x, q, v, w, z, s.angle_ref, arrays, h_prev, self._c,
-            self.Dtan, self.dV, self._anchor, self.counters, self._colour, self._prow,
-            self._pcol, self._mflat, self._mstart, self._build_cost, float(s.t), float(t0),
-            int(k0), int(k1), float(dt), report, *out, False)
+            self.handle, x, q, v, w, z, s.angle_ref, float(s.t), float(t0), int(k0),
+            int(k1), float(dt), report, *out, False)
         if k > k0:
             s.set(State(float(t0 + k * dt), x, q, v, w, s.angle_ref, z))
         if status == NOT_CONVERGED:
@@ -711,12 +717,13 @@ class CompiledStepper:
     def advance(self, s: State, mem: Memory, k0: int, k1: int, dt: float, t0: float
                 ) -> Memory:
         """Steps ``k0 + 1 .. k1`` from ``s`` (in place); the memory after them."""
-        arrays = tuple(np.ascontiguousarray(a, dtype=float).copy() for a in (
-            mem.udot, mem.a, mem.lam, mem.zdot, mem.udot_prev, mem.zdot_prev))
-        h_prev = np.array([mem.h_prev])
-        self._run(s, arrays, h_prev, k0, k1, dt, t0)
-        udot, a, lam, zdot, udot_prev, zdot_prev = arrays
-        return Memory(udot, a, lam, zdot, udot_prev, zdot_prev, float(h_prev[0]))
+        if mem.udot is not self._mem[0]:  # (else it is the memory the last call left)
+            for dst, src in zip(self._mem, (mem.udot, mem.a, mem.lam, mem.zdot,
+                                            mem.udot_prev, mem.zdot_prev), strict=True):
+                np.copyto(dst, np.reshape(src, dst.shape))
+        self._h_prev[0] = mem.h_prev
+        self._run(s, k0, k1, dt, t0)
+        return Memory(*self._mem, float(self._h_prev[0]))
 
     def rebuild_at(self, anchor: dict[str, Array], angle_ref: Array) -> None:
         """Build the Newton matrix where a checkpointed run had it."""
@@ -727,14 +734,10 @@ class CompiledStepper:
         z = np.ascontiguousarray(anchor.get("z", none), dtype=float).reshape(-1)
         udot = np.ascontiguousarray(anchor["udot"], dtype=float).reshape(-1, 6)
         lam = np.ascontiguousarray(anchor.get("lam", none), dtype=float).reshape(-1)
-        nb = self.model.nb_bodies
-        mem = (udot, np.zeros((nb, 6)), lam, np.zeros(len(z)), np.zeros((nb, 6)),
-               np.zeros(len(z)))
-        self.step_fn.module.advance_ga(
-            self.step_fn.data, x, q, v, w, z, angle_ref, mem, np.zeros(1), self._c,
-            self.Dtan, self.dV, self._anchor, self.counters, self._colour, self._prow,
-            self._pcol, self._mflat, self._mstart, self._build_cost, t, t, 0, 0, h, False,
-            *self.step_fn.out_arrays(), True)
+        np.copyto(self._mem[0], udot)
+        np.copyto(self._mem[2], lam)
+        self.step_fn.module.advance_ga(self.handle, x, q, v, w, z, angle_ref, t, t, 0, 0, h,
+                                       False, *self.step_fn.out_arrays(), True)
 
 
 def _take(model: Model, s: State, samples: int, step: int, t0: float, mem: Memory,

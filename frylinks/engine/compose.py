@@ -39,6 +39,7 @@ from ..errors import SimulationError
 from ..links import DOFS
 from . import kernels as K
 from . import newton
+from .handle import handle
 from .model import Model, State
 
 Array = np.ndarray
@@ -327,6 +328,12 @@ def _hoisted(room: str, text: str) -> tuple[str, str]:
     return room + ("\n" + hoist if hoist else ""), text.replace("C0[3]", "C0_3")
 
 
+def _unpack(room: str) -> str:
+    """``(a, b, ...) = B.room``: the names :data:`ROOM` defines, from the handle."""
+    names = [line.split(" = ", 1)[0] for line in room.splitlines() if " = " in line]
+    return "(" + ", ".join(names) + ",) = B.room"
+
+
 def generate(model: Model) -> tuple[str, set[str]]:
     """Source of the model's step module, and the modules whose kernels it calls.
 
@@ -351,7 +358,7 @@ def generate(model: Model) -> tuple[str, set[str]]:
     room = ROOM.format(signals=sig_room, links=link_room, forces=force_room)
     body = TEMPLATE.format(
         terms_rk4=_indent(terms, 8), terms_ga=_indent(terms, 8),
-        room_rk4=_indent(room, 4), room_ga=_indent(room, 4),
+        room=_indent(room, 4), unpack=_indent(_unpack(room), 4),
         diverged=repr(DIVERGED), max_distance=repr(MAX_DISTANCE), max_speed=repr(MAX_SPEED),
         fd_step=repr(newton.FD_STEP), max_iterations=newton.MAX_ITERATIONS,
         newton_tol=repr(newton.NEWTON_TOL), jump=repr(newton.JUMP),
@@ -361,6 +368,7 @@ def generate(model: Model) -> tuple[str, set[str]]:
     imports = "\n".join(f"from {m} import {n} as {a}" for (m, n), a in
                         sorted(src.imports.items()))
     body = body.replace("# {imports}", imports)  # the template escapes it as {{imports}}
+    body = body.replace("return ROOM", _unpack(room).split(" = ")[0].replace("(", "return (", 1))
     return body, src.modules | {K.__name__, newton.__name__, "frylinks.kinematics",
                                 "frylinks.jit"}
 
@@ -413,19 +421,30 @@ from frylinks.engine import newton as N
 
 
 @kernel
-def advance_rk4(D, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, out_forces,
+def make_room(D, nb, nz):
+    """Every array the model's blocks write (the handle keeps them: the entries
+    below allocate nothing for the blocks)."""
+    C0 = D[0]
+    nr = C0[6]
+{room}
+    return ROOM
+
+
+@kernel
+def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, out_forces,
                 out_udot, out_lam, out_zdot):
     """rk4 steps k0 + 1 .. k1 from ``y`` at ``t`` (step k ends at t0 + k dt), each
     projected on the constraints as frylinks.engine.evaluate.project does; ``y`` ends as
     the last accepted state. With want_report, then the accelerations, multipliers,
     state rates and outputs at the end (k0 == k1: at ``y``). Returns (status, steps
-    accepted, value, value, row)."""
+    accepted, value, value, row). B: the model's handle (frylinks.engine.handle)."""
+    D = B.data
     C0 = D[0]
     nr = C0[6]
     scale = C0[7]
     nz = len(y) - 13 * nb
     r = K.stages(len(y))
-{room_rk4}
+{unpack}
     static = False
     angle_out = angle_ref
     k = k0
@@ -508,9 +527,8 @@ def advance_rk4(D, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
 
 
 @kernel
-def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, anchor,
-               counters, colour, prow, pcol, mflat, mstart, build_cost, t, t0, k0, k1, dt,
-               want_report, out_links, out_forces, out_udot, out_lam, out_zdot, build_only):
+def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report, out_links,
+               out_forces, out_udot, out_lam, out_zdot, build_only):
     """Steps k0 + 1 .. k1 (step k ends at t0 + k dt) as frylinks.implicit.Stepper.step:
     a step Newton cannot solve is taken as two halves, down to 1/64. The state (x0,
     q0, v0, w0, z0) and memory (udot, a, lam, zdot, udot_prev, zdot_prev; h_prev[0])
@@ -518,7 +536,13 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
     accelerations, multipliers, state rates and outputs at the end (k0 == k1: now).
     With build_only, only the kept tangent is built, at (t, x0, ...) with the
     accelerations mem[0] and multipliers mem[2], for a step of length dt (where a
-    checkpointed run had it). Returns (status, steps accepted, value, value, value)."""
+    checkpointed run had it). Returns (status, steps accepted, value, value, value).
+    B: the run's handle (frylinks.engine.handle), whose run arrays are (mem, h_prev,
+    coeff, Dtan, dV, anchor, counters, colour, prow, pcol, mflat, mstart, build_cost,
+    work: frylinks.engine.newton.step_room)."""
+    D = B.data
+    mem, h_prev, coeff, Dtan, dV, anchor, counters, colour, prow, pcol, mflat, mstart, \
+        build_cost, work = B.run
     am, af, gamma, beta = coeff[0], coeff[1], coeff[2], coeff[3]
     nb = len(x0)
     nz = len(z0)
@@ -527,25 +551,13 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
     scale = C0[7]
     vrows, vcols = C0[9], C0[10]
     ncol = len(mstart) - 1
-{room_ga}
-    # every array of the step, made here once (the loop allocates nothing): the
+{unpack}
+    # every array of the step, made once per run (the loop allocates nothing): the
     # substep's start c*, the memory there m*, the step's constants, the iterate *1
     # and its backup b*, a finite difference's state d*, the iterate's residuals r*
-    W = N.room(nb, nr, ncol)
-    sh, st, sd = N.halving_stack({stack})
-    cx, cq, cv, cw, cz = x0.copy(), q0.copy(), v0.copy(), w0.copy(), z0.copy()
-    mu, ma, ml = mem[0].copy(), mem[1].copy(), mem[2].copy()
-    mz, mup, mzp = mem[3].copy(), mem[4].copy(), mem[5].copy()
-    base_a, shift, u_base = np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6))
-    udot, a1, lam, z1 = np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nr), np.zeros(nz)
-    x1, q1, v1, w1 = x0.copy(), q0.copy(), v0.copy(), w0.copy()
-    bx, bq, bv, bw, bz = x0.copy(), q0.copy(), v0.copy(), w0.copy(), z0.copy()
-    b_udot, b_a, b_lam = np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nr)
-    dx, dq, dv, dw = x0.copy(), q0.copy(), v0.copy(), w0.copy()
-    M, rr, delta, dlam = np.zeros((nb, 6, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nr)
-    cr, cphi, cvals, cvel = np.zeros((nb, 6)), np.zeros(nr), np.zeros(12 * nr), np.zeros(nr)
-    cM, crz = np.zeros((nb, 6, 6)), np.zeros(nz)
-    new_angles = angle_ref.copy()
+    (W, sh, st, sd, cx, cq, cv, cw, cz, mu, ma, ml, mz, mup, mzp, base_a, shift, u_base,
+     udot, a1, lam, z1, x1, q1, v1, w1, bx, bq, bv, bw, bz, b_udot, b_a, b_lam, dx, dq, dv,
+     dw, M, rr, delta, dlam, cr, cphi, cvals, cvel, cM, crz, new_angles) = work
     static = False
     positions = True
     springs = True
@@ -582,6 +594,7 @@ def advance_ga(D, x0, q0, v0, w0, z0, angle_ref, mem, h_prev, coeff, Dtan, dV, a
     d = 0
     eps = 1.0
     if build_only:
+        K.assign(new_angles, angle_ref)
         N.put_state(x1, q1, v1, w1, z1, x0, q0, v0, w0, z0)
         K.assign(udot, mem[0])
         K.assign(lam, mem[2])
@@ -833,6 +846,8 @@ class CompiledStep:
         self.source = source
         self.module = load_step(source, modules)
         self.data = model_data(model)
+        self.room = self.module.make_room(self.data, model.nb_bodies, len(model.initial.z))
+        self.handle = handle(self.data, (), self.room)
         self.stepper: Any = None
         self._report: tuple[Array, tuple[Array, ...]] | None = None
 
@@ -857,7 +872,7 @@ class CompiledStep:
         y = s.pack()
         arrays = self.out_arrays()
         status, k, a, b, row = self.module.advance_rk4(
-            self.data, y, s.angle_ref, float(s.t), float(t0), int(k0), int(k1), float(dt), nb,
+            self.handle, y, s.angle_ref, float(s.t), float(t0), int(k0), int(k1), float(dt), nb,
             report, *arrays)
         s.set(s.unpacked(y, float(t0 + k * dt) if k > k0 else s.t))
         if status != K.OK:

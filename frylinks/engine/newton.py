@@ -530,6 +530,28 @@ def put_memory(mu: Array, ma: Array, ml: Array, mz: Array, mup: Array, mzp: Arra
 
 
 @kernel
+def step_room(nb: int, nr: int, nz: int, colours: int, na: int, stack: int) -> Any:
+    """Every array of a generalized-alpha step (see the generated ``advance_ga``): made
+    once per run and kept in its handle."""
+    sh, st, sd = halving_stack(stack)
+    return (room(nb, nr, colours), sh, st, sd,
+            np.zeros((nb, 3)), np.zeros((nb, 4)), np.zeros((nb, 3)), np.zeros((nb, 3)),
+            np.zeros(nz),  # cx, cq, cv, cw, cz
+            np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nr), np.zeros(nz),
+            np.zeros((nb, 6)), np.zeros(nz),  # mu, ma, ml, mz, mup, mzp
+            np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)),  # base_a, shift, u_base
+            np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nr), np.zeros(nz),  # udot, a1, lam, z1
+            np.zeros((nb, 3)), np.zeros((nb, 4)), np.zeros((nb, 3)), np.zeros((nb, 3)),
+            np.zeros((nb, 3)), np.zeros((nb, 4)), np.zeros((nb, 3)), np.zeros((nb, 3)),
+            np.zeros(nz),  # x1, q1, v1, w1; bx, bq, bv, bw, bz
+            np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nr),  # b_udot, b_a, b_lam
+            np.zeros((nb, 3)), np.zeros((nb, 4)), np.zeros((nb, 3)), np.zeros((nb, 3)),
+            np.zeros((nb, 6, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nr),
+            np.zeros((nb, 6)), np.zeros(nr), np.zeros(12 * nr), np.zeros(nr),
+            np.zeros((nb, 6, 6)), np.zeros(nz), np.zeros(na))
+
+
+@kernel
 def halving_stack(n: int) -> tuple[Array, Array, Array]:
     """Room for the pending (step length, end time, depth) of halved steps."""
     return np.empty(n), np.empty(n), np.zeros(n, dtype=np.int64)
