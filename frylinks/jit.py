@@ -21,7 +21,11 @@ tuple arguments' reference counts balance, so every call increments and decremen
 count of every array in every tuple it takes (a link kernel takes about thirty), with
 atomic instructions. Measured, those and the allocations were three quarters of a small
 model's step (a call of a kernel with a ten-array tuple: 137 ns allocating, 37 ns
-assigning a slice, 1 to 15 ns otherwise).
+assigning a slice, 1 to 15 ns otherwise). The pruning also gives up when a reference
+is released in the middle of the kernel, which numba does at a variable's last use
+(an alias ``u = W.u`` used in the first loop only, an argument of an inlined helper,
+an early ``return``): a kernel has one ``return`` at its end, and :func:`alive` keeps
+its arguments and aliases to that end.
 
 Set the environment variable ``NUMBA_DISABLE_JIT=1`` to run every kernel as plain
 Python (slow; for stepping through one in a debugger).
@@ -74,6 +78,19 @@ def _stack_doubles(typingctx: Any, rows: Any, cols: Any) -> Any:
     return types.CPointer(types.float64)(rows, cols), codegen
 
 
+@intrinsic
+def alive(typingctx: Any, value: Any) -> Any:
+    """Nothing, at run time: a use of ``value`` here, so that numba releases it here
+    rather than at its last use. Put ``alive(a)`` at the end of a kernel or helper for
+    each array (or tuple) argument and alias it has: numba's pruning of reference counts
+    gives up on a kernel with a release in its middle (see the module doc)."""
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        return context.get_dummy_value()
+
+    return types.none(value), codegen
+
+
 if getattr(config, "DISABLE_JIT", False):  # plain Python: a heap array stands in
     def scratch(n: int) -> np.ndarray:
         """Room for ``n`` floats (uninitialised)."""
@@ -82,6 +99,11 @@ if getattr(config, "DISABLE_JIT", False):  # plain Python: a heap array stands i
     def scratch2(n: int, m: int) -> np.ndarray:
         """Room for ``n x m`` floats (uninitialised)."""
         return np.empty((n, m))
+
+    def _alive(value: Any) -> None:
+        """Nothing."""
+
+    alive = _alive  # noqa: F811
 else:
     @njit(inline="always")
     def scratch(n: int) -> np.ndarray:
@@ -207,6 +229,8 @@ def quat_to_rotvec4(q: np.ndarray, out: np.ndarray) -> None:
     out[0] = factor * x
     out[1] = factor * y
     out[2] = factor * z
+    alive(q)
+    alive(out)
 
 
 @helper
@@ -250,3 +274,7 @@ def signal_values(const: np.ndarray, slot: np.ndarray, values: np.ndarray, order
             out[i] = 0.0
         else:
             out[i] = const[i]
+    alive(const)
+    alive(slot)
+    alive(values)
+    alive(out)

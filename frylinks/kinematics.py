@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .jit import (
+    alive,
     cross3,
     helper,
     kernel,
@@ -344,6 +345,9 @@ def generalized_into(rel: Relative, mu: Array, out: Array) -> None:
             out[i, 3 + j] = -(ma[j] + t[j])
             out[i, 6 + j] = f[j]
             out[i, 9 + j] = mb[j] + t[j]
+    alive(rel)
+    alive(mu)
+    alive(out)
 
 
 @kernel

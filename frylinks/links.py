@@ -29,7 +29,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from .jit import copy_into, helper, kernel, quat_mul, quat_to_rotvec4, scratch, unwrap
+from .jit import alive, copy_into, helper, kernel, quat_mul, quat_to_rotvec4, scratch, unwrap
 from .kinematics import Relative
 from .params import Param
 from .signals import SignalArray, SignalSpec
@@ -337,6 +337,8 @@ def axis_twist(q: Array, ref: float, k: int, swing: Array) -> float:
     rest = scratch(4)
     quat_mul(q, untwist, rest)
     quat_to_rotvec4(rest, swing)
+    alive(q)
+    alive(swing)
     return angle
 
 
@@ -367,6 +369,8 @@ def axis_displacement_row(rel: Relative, i: int, ref: float, k: int, out: Array)
         out[3 + j] = rv[j]
     if k >= 0:
         out[3 + k] = angle
+    alive(rel)
+    alive(out)
 
 
 @kernel
@@ -374,6 +378,10 @@ def axis_displacement(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
                       angle_ref: Array, out: Array) -> None:
     for i in range(len(out)):
         axis_displacement_row(rel, i, angle_ref[i], data[5], out[i])
+    alive(data)
+    alive(rel)
+    alive(angle_ref)
+    alive(out)
 
 
 @kernel
@@ -399,6 +407,13 @@ def axis_residual(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
                 out[i, c] -= coupling[i, c] * disp[3 + k]
         for c in range(len(locked_r)):
             out[i, nt + c] = disp[locked_r[c]]
+    alive(locked_t)
+    alive(locked_r)
+    alive(coupling)
+    alive(data)
+    alive(rel)
+    alive(angle_ref)
+    alive(out)
 
 
 @kernel
@@ -411,6 +426,12 @@ def axis_coordinates(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
         for c in range(len(free)):
             gpos[i, c] = disp[free[c]]
             gvel[i, c] = rel.tau[i, free[c]]
+    alive(free)
+    alive(data)
+    alive(rel)
+    alive(angle_ref)
+    alive(gpos)
+    alive(gvel)
 
 
 @kernel

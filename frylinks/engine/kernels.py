@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..jit import copy_into, cross3, helper, kernel, quat_mul, rotvec_to_quat3, scratch, scratch2
+from ..jit import alive, copy_into, cross3, helper, kernel, quat_mul, rotvec_to_quat3, scratch, scratch2
 from ..kinematics import BodyStates, Relative, generalized_into
 
 Array = np.ndarray
@@ -137,6 +137,19 @@ def link_spring(f: Array, rel: Relative, K: Array, B: Array, r0: Array, gpos: Ar
     for i in range(n):
         for j in range(6):
             f[sbody[i], j] += gen[i, 6 + j]
+    alive(f)
+    alive(rel)
+    alive(K)
+    alive(B)
+    alive(r0)
+    alive(gpos)
+    alive(gvel)
+    alive(E)
+    alive(mbody)
+    alive(sbody)
+    alive(Q)
+    alive(mu)
+    alive(gen)
 
 
 @kernel
@@ -205,12 +218,14 @@ def factor(G: Array, Minv: Array) -> tuple[Array, Array, bool]:
 def cholesky(A: Array) -> bool:
     """In place: the lower Cholesky factor of a symmetric positive definite ``A``."""
     n = A.shape[0]
+    ok = True
     for j in range(n):
         s = A[j, j]
         for k in range(j):
             s -= A[j, k] * A[j, k]
         if not s > 0.0:
-            return False
+            ok = False
+            break
         d = math.sqrt(s)
         A[j, j] = d
         for i in range(j + 1, n):
@@ -218,10 +233,12 @@ def cholesky(A: Array) -> bool:
             for k in range(j):
                 s -= A[i, k] * A[j, k]
             A[i, j] = s / d
-    for i in range(n):
-        for j in range(i + 1, n):
-            A[i, j] = 0.0
-    return True
+    if ok:
+        for i in range(n):
+            for j in range(i + 1, n):
+                A[i, j] = 0.0
+    alive(A)
+    return ok
 
 
 @kernel
@@ -268,6 +285,10 @@ def cho_solve_into(L: Array, b: Array, y: Array, x: Array) -> None:
         for k in range(i + 1, n):
             s -= L[k, i] * x[k]
         x[i] = s / L[i, i]
+    alive(L)
+    alive(b)
+    alive(y)
+    alive(x)
 
 
 @kernel

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..jit import copy_into, helper, kernel, quat_mul, rotvec_to_quat3, scratch, scratch2
+from ..jit import alive, copy_into, helper, kernel, quat_mul, rotvec_to_quat3, scratch, scratch2
 from .kernels import world_inertia
 
 Array = np.ndarray
@@ -95,6 +95,11 @@ def reactions(dV: Array, lam: Array, rows: Array, cols: Array, out: Array) -> No
         for e in range(dV.shape[1]):
             if cols[e] >= 0 and dV[cd, e] != 0.0:
                 out[cd, cols[e]] += dV[cd, e] * lam[rows[e]]
+    alive(dV)
+    alive(lam)
+    alive(rows)
+    alive(cols)
+    alive(out)
 
 
 @helper
@@ -103,7 +108,10 @@ def lu_factor(LU: Array, piv: Array) -> bool:
     n = LU.shape[0]
     for c in range(n):
         piv[c] = c
+    ok = True
     for c in range(n):
+        if not ok:
+            break
         p = c
         big = abs(LU[c, c])
         for r in range(c + 1, n):
@@ -111,7 +119,8 @@ def lu_factor(LU: Array, piv: Array) -> bool:
                 big = abs(LU[r, c])
                 p = r
         if big == 0.0 or not math.isfinite(big):
-            return False
+            ok = False
+            break
         if p != c:
             for j in range(n):
                 LU[c, j], LU[p, j] = LU[p, j], LU[c, j]
@@ -123,7 +132,9 @@ def lu_factor(LU: Array, piv: Array) -> bool:
             if m != 0.0:
                 for j in range(c + 1, n):
                     LU[r, j] -= m * LU[c, j]
-    return True
+    alive(LU)
+    alive(piv)
+    return ok
 
 
 @helper
@@ -140,6 +151,11 @@ def lu_solve(LU: Array, piv: Array, b: Array, y: Array, x: Array) -> None:
         for k in range(i + 1, n):
             s -= LU[i, k] * x[k]
         x[i] = s / LU[i, i]
+    alive(LU)
+    alive(piv)
+    alive(b)
+    alive(y)
+    alive(x)
 
 
 @kernel
@@ -196,7 +212,21 @@ def factor(Dtan: Array, dV: Array, lam: Array, bp: float, mass: Array, values: A
             K[6 * nb + r, 6 * nb + r] = -EPS
             W.scale[6 * nb + r] = W.dc[r] * bp
             W.rhs_scale[6 * nb + r] = W.dc[r]
-    return lu_factor(K, W.piv)
+    ok = lu_factor(K, W.piv)
+    alive(K)
+    alive(ds)
+    alive(W)
+    alive(Dtan)
+    alive(dV)
+    alive(lam)
+    alive(mass)
+    alive(values)
+    alive(vrows)
+    alive(vcols)
+    alive(colour)
+    alive(prow)
+    alive(pcol)
+    return ok
 
 
 @kernel
@@ -222,6 +252,11 @@ def solve_into(W: Room, r: Array, phi: Array, delta: Array, dlam: Array) -> None
             delta[b, j] = W.x[6 * b + j] * W.scale[6 * b + j]
     for i in range(n - 6 * nb):
         dlam[i] = W.x[6 * nb + i] * W.scale[6 * nb + i]
+    alive(W)
+    alive(r)
+    alive(phi)
+    alive(delta)
+    alive(dlam)
 
 
 @kernel
@@ -315,10 +350,9 @@ def max_error(delta: Array, scale: float) -> float:
     for b in range(delta.shape[0]):
         for j in range(6):
             e = abs(delta[b, j]) / (scale if j < 3 else 1.0)
-            if e > err or math.isnan(e):  # NaN wins, as numpy's max
-                err = e
-                if math.isnan(e):
-                    return e
+            if e > err or math.isnan(e) or math.isnan(err):  # NaN wins, as numpy's max
+                err = e if not math.isnan(err) else err
+    alive(delta)
     return err
 
 
@@ -328,25 +362,33 @@ def velocity_correction(W: Room, values: Array, vrows: Array, vcols: Array,
     """Velocities put back on ``G u = velocity`` in the Newton matrix's metric."""
     nb = len(v)
     nr = len(velocity)
-    if nr == 0:
-        return
-    u = W.u
-    for b in range(nb):
-        for j in range(3):
-            u[6 * b + j] = v[b, j]
-            u[6 * b + 3 + j] = w[b, j]
-    gu = W.gu
-    gu[:] = 0.0
-    for e in range(len(values)):
-        if vcols[e] >= 0:
-            gu[vrows[e]] += values[e] * u[vcols[e]]
-    for r in range(nr):
-        gu[r] = gu[r] - velocity[r]
-    solve_into(W, W.zero, gu, W.du, W.dl)
-    for b in range(nb):
-        for j in range(3):
-            v[b, j] += W.du[b, j]
-            w[b, j] += W.du[b, 3 + j]
+    if nr:
+        u = W.u
+        for b in range(nb):
+            for j in range(3):
+                u[6 * b + j] = v[b, j]
+                u[6 * b + 3 + j] = w[b, j]
+        gu = W.gu
+        gu[:] = 0.0
+        for e in range(len(values)):
+            if vcols[e] >= 0:
+                gu[vrows[e]] += values[e] * u[vcols[e]]
+        for r in range(nr):
+            gu[r] = gu[r] - velocity[r]
+        solve_into(W, W.zero, gu, W.du, W.dl)
+        for b in range(nb):
+            for j in range(3):
+                v[b, j] += W.du[b, j]
+                w[b, j] += W.du[b, 3 + j]
+        alive(u)
+        alive(gu)
+    alive(W)
+    alive(values)
+    alive(vrows)
+    alive(vcols)
+    alive(velocity)
+    alive(v)
+    alive(w)
 
 
 # ------------------------------------------------ the step's array algebra, compiled once
@@ -417,6 +459,14 @@ def update(udot: Array, lam: Array, delta: Array, dlam: Array, bp: float, z0: Ar
                 big = abs(zn) if not math.isnan(big) else big
             z1[i] = zn
         err = max(err, change / max(big, 1e-300) * (NEWTON_TOL / STATE_TOL))
+    alive(udot)
+    alive(lam)
+    alive(delta)
+    alive(dlam)
+    alive(z0)
+    alive(m_zdot)
+    alive(rz)
+    alive(z1)
     return err
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from frylinks.forces import ForceKernels
-from frylinks.jit import kernel, rotate3, scratch, signal_values
+from frylinks.jit import alive, kernel, rotate3, scratch, signal_values
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
 
@@ -75,6 +75,15 @@ def evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float, si
         else:
             for j in range(3):
                 out[i, 0, j] = v[j]
+    alive(const)
+    alive(slot)
+    alive(frame)
+    alive(out)
+    alive(data)
+    alive(frames)
+    alive(signals)
+    alive(force)
+    alive(torque)
 
 
 WorldForce.kernels = ForceKernels(evaluate)
