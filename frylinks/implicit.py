@@ -660,6 +660,7 @@ class CompiledStepper:
         self._mem = (np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nr), np.zeros(nz),
                      np.zeros((nb, 6)), np.zeros(nz))
         self._h_prev = np.zeros(1)
+        self._no_out = step.out_arrays()
         self.handle = handle(step.data, (
             self._mem, self._h_prev, self._c, self.Dtan, self.dV, self._anchor,
             self.counters, self._colour, self._prow, self._pcol, self._mflat, self._mstart,
@@ -696,7 +697,8 @@ class CompiledStepper:
     def _run(self, s: State, k0: int, k1: int, dt: float, t0: float, report: bool = False
              ) -> tuple[int, tuple[Array, ...]]:
         x, q, v, w, z = (np.array(a, dtype=float) for a in (s.x, s.q, s.v, s.w, s.z))
-        out = self.step_fn.out_arrays()
+        # (an advance without a report writes no outputs: it shares one unused set)
+        out = self.step_fn.out_arrays() if report else self._no_out
         status, k, a, b, c = self.step_fn.module.advance_ga(
             self.handle, x, q, v, w, z, s.angle_ref, float(s.t), float(t0), int(k0),
             int(k1), float(dt), report, *out, False)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from numba import carray, config, njit, types
@@ -79,7 +79,7 @@ def _stack_doubles(typingctx: Any, rows: Any, cols: Any) -> Any:
 
 
 @intrinsic
-def alive(typingctx: Any, value: Any) -> Any:
+def _alive_intrinsic(typingctx: Any, value: Any) -> Any:
     """Nothing, at run time: a use of ``value`` here, so that numba releases it here
     rather than at its last use. Put ``alive(a)`` at the end of a kernel or helper for
     each array (or tuple) argument and alias it has: numba's pruning of reference counts
@@ -103,8 +103,10 @@ if getattr(config, "DISABLE_JIT", False):  # plain Python: a heap array stands i
     def _alive(value: Any) -> None:
         """Nothing."""
 
-    alive = _alive  # noqa: F811
+    alive: Callable[[Any], None] = _alive
 else:
+    alive = cast(Callable[[Any], None], _alive_intrinsic)
+
     @njit(inline="always")
     def scratch(n: int) -> np.ndarray:
         """Room for ``n`` floats (uninitialised; ``n`` a constant) on the stack of the

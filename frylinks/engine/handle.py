@@ -9,9 +9,10 @@ model and run, and crosses the boundary as one pointer.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
-from numba import njit, types
+from numba import config, njit, types
 from numba.experimental import structref
 
 
@@ -39,5 +40,7 @@ def _make(data: Any, run: Any, room: Any) -> Any:
 
 def handle(data: tuple[Any, ...], run: tuple[Any, ...], room: tuple[Any, ...]) -> Handle:
     """A :class:`Handle` of ``data``, ``run`` and ``room`` (arrays are shared, not
-    copied)."""
+    copied); with ``NUMBA_DISABLE_JIT=1``, a plain object with those attributes."""
+    if getattr(config, "DISABLE_JIT", False):
+        return SimpleNamespace(data=data, run=run, room=room)  # type: ignore[return-value]
     return _make(data, run, room)  # type: ignore[no-any-return]

@@ -16,7 +16,17 @@ from typing import Any
 
 import numpy as np
 
-from ..jit import alive, copy_into, cross3, helper, kernel, quat_mul, rotvec_to_quat3, scratch, scratch2
+from ..jit import (
+    alive,
+    copy_into,
+    cross3,
+    helper,
+    kernel,
+    quat_mul,
+    rotvec_to_quat3,
+    scratch,
+    scratch2,
+)
 from ..kinematics import BodyStates, Relative, generalized_into
 
 Array = np.ndarray
