@@ -53,9 +53,10 @@ DT = 0.005
 T_END = 0.03
 #: A run longer than this [s] is a hang. The slowest mutants take about 3 s once their
 #: step is compiled; a mutant of a new kind of model (a type changed) first compiles its
-#: step, up to about 25 s on a loaded 2-core machine (docs/compiled.md). A hang never
-#: ends, so a minute still tells one.
-TIMEOUT = 60
+#: step: the seeds with every link type take about 35 s on a quiet 2-core machine and
+#: twice that on a loaded one (docs/compiled.md). A hang never ends, so three minutes
+#: still tell one.
+TIMEOUT = 180
 
 SINE = {"type": "sine", "amplitude": 0.1, "omega": 2.0, "phase_deg": 0.0, "offset": 0.0}
 RAMP = {"type": "ramp", "t_start": 0.0, "t_end": 1.0, "initial": 0.0, "final": 5.0}

@@ -329,8 +329,12 @@ def _hoisted(room: str, text: str) -> tuple[str, str]:
 
 
 def _unpack(room: str) -> str:
-    """``(a, b, ...) = B.room``: the names :data:`ROOM` defines, from the handle."""
+    """``(C0, a, b, ...) = B.room``: the core data and the names :data:`ROOM` defines,
+    from the handle; not the blocks' data tuples (``L0``, ``F0``, ``S0``), read by the
+    step through their items' names only: each array taken out of the handle costs a
+    reference count at each call."""
     names = [line.split(" = ", 1)[0] for line in room.splitlines() if " = " in line]
+    names = ["C0"] + [n for n in names if not re.fullmatch(r"[LFS]\d+", n)]
     return "(" + ", ".join(names) + ",) = B.room"
 
 
@@ -420,10 +424,10 @@ from frylinks.engine import newton as N
 # {{imports}}
 
 
-@kernel
 def make_room(D, nb, nz):
     """Every array the model's blocks write (the handle keeps them: the entries
-    below allocate nothing for the blocks)."""
+    below allocate nothing for the blocks). Plain Python: run once per model, it is
+    not worth compiling."""
     C0 = D[0]
     nr = C0[6]
 {room}
@@ -438,13 +442,11 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
     the last accepted state. With want_report, then the accelerations, multipliers,
     state rates and outputs at the end (k0 == k1: at ``y``). Returns (status, steps
     accepted, value, value, row). B: the model's handle (frylinks.engine.handle)."""
-    D = B.data
-    C0 = D[0]
+{unpack}
     nr = C0[6]
     scale = C0[7]
     nz = len(y) - 13 * nb
     r = K.stages(len(y))
-{unpack}
     static = False
     angle_out = angle_ref
     k = k0
@@ -540,18 +542,16 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
     B: the run's handle (frylinks.engine.handle), whose run arrays are (mem, h_prev,
     coeff, Dtan, dV, anchor, counters, colour, prow, pcol, mflat, mstart, build_cost,
     work: frylinks.engine.newton.step_room)."""
-    D = B.data
     mem, h_prev, coeff, Dtan, dV, anchor, counters, colour, prow, pcol, mflat, mstart, \
         build_cost, work = B.run
     am, af, gamma, beta = coeff[0], coeff[1], coeff[2], coeff[3]
     nb = len(x0)
     nz = len(z0)
-    C0 = D[0]
+{unpack}
     nr = C0[6]
     scale = C0[7]
     vrows, vcols = C0[9], C0[10]
     ncol = len(mstart) - 1
-{unpack}
     # every array of the step, made once per run (the loop allocates nothing): the
     # substep's start c*, the memory there m*, the step's constants, the iterate *1
     # and its backup b*, a finite difference's state d*, the iterate's residuals r*
