@@ -228,7 +228,6 @@ def _links_text(model: Model, src: _Source) -> tuple[str, str]:
         n = f"n{k}"
         room += [f"L{k} = D[1][{k}]",
                  f"n{k} = len(L{k}[0])",
-                 f"rel{k} = relative_room({n})",
                  f"ar{k} = np.zeros({n})",
                  f"new{k} = np.zeros({n})",
                  f"rows{k} = np.zeros(({n}, {nc}, 6))",
@@ -237,7 +236,11 @@ def _links_text(model: Model, src: _Source) -> tuple[str, str]:
                  f"jac{k} = np.zeros(({n}, {nc}, 12))",
                  f"res{k} = np.zeros(({n}, {nc}))",
                  f"disp{k} = np.zeros(({n}, 6))"]
-        out += [f"relative_into(bs, L{k}[0], L{k}[1], L{k}[2], L{k}[3], L{k}[4], L{k}[5], "
+        # (made at each evaluation, not kept in the room: held across the step's loop,
+        # the ~20 arrays of each block's kinematics doubled the step's compile time in
+        # LLVM; made here they cost about a microsecond a step)
+        out += [f"rel{k} = relative_room({n})",
+                f"relative_into(bs, L{k}[0], L{k}[1], L{k}[2], L{k}[3], L{k}[4], L{k}[5], "
                 f"L{k}[6], L{k}[7], not positions, rel{k})",
                 f"K.take(angle_ref, L{k}[8], ar{k})",
                 "if positions and angles:",
@@ -288,11 +291,11 @@ def _forces_text(model: Model, src: _Source) -> tuple[str, str]:
         assert fk is not None
         ev = src.alias(fk.evaluate)
         natt = len(fblk.attachments)
-        frames = ", ".join(f"frames_room(len(F{j}[0][{a}][0]))" for a in range(natt))
+        frames = ", ".join(f"frames_room(len(F{j}[4]))" for a in range(natt))
         room += [f"F{j} = D[2][{j}]",
-                 f"fr{j} = ({frames},)",
                  f"force{j} = np.zeros((len(F{j}[4]), {natt}, 3))",
                  f"torque{j} = np.zeros((len(F{j}[4]), {natt}, 3))"]
+        out += [f"fr{j} = ({frames},)"]  # (made here: see the link blocks' kinematics)
         out += [f"frames_into(bs, F{j}[0][{a}][0], F{j}[0][{a}][1], F{j}[0][{a}][2], "
                 f"F{j}[0][{a}][3], fr{j}[{a}])" for a in range(natt)]
         out += [f"force{j}[:] = 0.0",
