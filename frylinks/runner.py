@@ -293,7 +293,10 @@ def _sigterm_interrupts(defer: bool = False) -> Iterator[list[KeyboardInterrupt]
             raise exc
         pending.append(exc)
 
-    signals = (signal.SIGINT, signal.SIGTERM) if defer else (signal.SIGTERM,)
+    # SIGINT too, deferred or not: a process started with SIGINT ignored (by a parent
+    # that ignores it, as pytest-xdist's workers may) would otherwise never stop on
+    # Ctrl-C, Python installing its own handler only when SIGINT is not ignored
+    signals = (signal.SIGINT, signal.SIGTERM)
     previous = {sig: signal.signal(sig, handler) for sig in signals}
     try:
         yield pending

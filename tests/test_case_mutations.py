@@ -53,7 +53,7 @@ DT = 0.005
 T_END = 0.03
 #: A run longer than this [s] is a hang. The slowest mutants take about 3 s once their
 #: step is compiled; a mutant of a new kind of model (a type changed) first compiles its
-#: step: the seeds with every link type take about 35 s on a quiet 2-core machine and
+#: step: the seeds with every link type take about 25 s on a quiet 2-core machine and
 #: twice that on a loaded one (docs/compiled.md). A hang never ends, so three minutes
 #: still tell one.
 TIMEOUT = 180
