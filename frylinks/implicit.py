@@ -664,8 +664,8 @@ class CompiledStepper:
         self.handle = handle(step.data, (
             self._mem, self._h_prev, self._c, self.Dtan, self.dV, self._anchor,
             self.counters, self._colour, self._prow, self._pcol, self._mflat, self._mstart,
-            self._build_cost, step_room(nb, nr, nz, cp.nb_colours, len(model.initial.angle_ref),
-                                        2 * MAX_HALVINGS + 2)), step.room)
+            self._build_cost, step_room(nb, nr, nz, cp.nb_colours,
+                                        len(model.initial.angle_ref))), step.room)
         step.stepper = self
 
     @property

@@ -370,7 +370,7 @@ def generate(model: Model) -> tuple[str, set[str]]:
         fd_step=repr(newton.FD_STEP), max_iterations=newton.MAX_ITERATIONS,
         newton_tol=repr(newton.NEWTON_TOL), jump=repr(newton.JUMP),
         max_builds=newton.MAX_BUILDS, refresh_after=repr(newton.REFRESH_AFTER),
-        max_halvings=newton.MAX_HALVINGS, stack=2 * newton.MAX_HALVINGS + 2,
+        max_halvings=newton.MAX_HALVINGS,
         not_converged=NOT_CONVERGED)
     imports = "\n".join(f"from {m} import {n} as {a}" for (m, n), a in
                         sorted(src.imports.items()))

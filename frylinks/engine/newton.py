@@ -259,16 +259,41 @@ def solve_into(W: Room, r: Array, phi: Array, delta: Array, dlam: Array) -> None
     alive(dlam)
 
 
+@helper
+def g_transpose(values: Array, vrows: Array, vcols: Array, lam: Array, out: Array) -> None:
+    """``out = G^T lam`` ``(6 nb,)`` from G's entries (``vrows``, ``vcols``; -1: ground)."""
+    out[:] = 0.0
+    for e in range(len(values)):
+        if vcols[e] >= 0:
+            out[vcols[e]] += values[e] * lam[vrows[e]]
+    alive(values)
+    alive(vrows)
+    alive(vcols)
+    alive(lam)
+    alive(out)
+
+
+@helper
+def g_times(values: Array, vrows: Array, vcols: Array, u: Array, out: Array) -> None:
+    """``out = G u`` ``(nr,)`` for ``u`` ``(6 nb,)`` from G's entries."""
+    out[:] = 0.0
+    for e in range(len(values)):
+        if vcols[e] >= 0:
+            out[vrows[e]] += values[e] * u[vcols[e]]
+    alive(values)
+    alive(vrows)
+    alive(vcols)
+    alive(u)
+    alive(out)
+
+
 @kernel
 def residual_r(mass: Array, udot: Array, f: Array, values: Array, lam: Array, vrows: Array,
                vcols: Array, W: Room, r: Array) -> None:
     """``r = M u' - f - G^T lam`` ``(nb, 6)``."""
     nb = mass.shape[0]
     reaction = W.reaction
-    reaction[:] = 0.0
-    for e in range(len(values)):
-        if vcols[e] >= 0:
-            reaction[vcols[e]] += values[e] * lam[vrows[e]]
+    g_transpose(values, vrows, vcols, lam, reaction)
     for b in range(nb):
         for i in range(6):
             s = 0.0
@@ -369,10 +394,7 @@ def velocity_correction(W: Room, values: Array, vrows: Array, vcols: Array,
                 u[6 * b + j] = v[b, j]
                 u[6 * b + 3 + j] = w[b, j]
         gu = W.gu
-        gu[:] = 0.0
-        for e in range(len(values)):
-            if vcols[e] >= 0:
-                gu[vrows[e]] += values[e] * u[vcols[e]]
+        g_times(values, vrows, vcols, u, gu)
         for r in range(nr):
             gu[r] = gu[r] - velocity[r]
         solve_into(W, W.zero, gu, W.du, W.dl)
@@ -580,11 +602,13 @@ def put_memory(mu: Array, ma: Array, ml: Array, mz: Array, mup: Array, mzp: Arra
 
 
 @kernel
-def step_room(nb: int, nr: int, nz: int, colours: int, na: int, stack: int) -> Any:
+def step_room(nb: int, nr: int, nz: int, colours: int, na: int) -> Any:
     """Every array of a generalized-alpha step (see the generated ``advance_ga``): made
-    once per run and kept in its handle."""
-    sh, st, sd = halving_stack(stack)
-    return (room(nb, nr, colours), sh, st, sd,
+    once per run and kept in its handle. The pending (step length, end time, depth)
+    of halved steps: two per halving and the step."""
+    stack = 2 * MAX_HALVINGS + 2
+    return (room(nb, nr, colours), np.empty(stack), np.empty(stack),
+            np.zeros(stack, dtype=np.int64),
             np.zeros((nb, 3)), np.zeros((nb, 4)), np.zeros((nb, 3)), np.zeros((nb, 3)),
             np.zeros(nz),  # cx, cq, cv, cw, cz
             np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nr), np.zeros(nz),
@@ -599,9 +623,3 @@ def step_room(nb: int, nr: int, nz: int, colours: int, na: int, stack: int) -> A
             np.zeros((nb, 6, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros(nr),
             np.zeros((nb, 6)), np.zeros(nr), np.zeros(12 * nr), np.zeros(nr),
             np.zeros((nb, 6, 6)), np.zeros(nz), np.zeros(na))
-
-
-@kernel
-def halving_stack(n: int) -> tuple[Array, Array, Array]:
-    """Room for the pending (step length, end time, depth) of halved steps."""
-    return np.empty(n), np.empty(n), np.zeros(n, dtype=np.int64)
