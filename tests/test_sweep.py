@@ -226,9 +226,6 @@ def test_an_interrupted_sweep_resumes(tmp_path: Path) -> None:
     running however fast a case runs. The resumed sweep is not held."""
     out = tmp_path / "s.nc"
     gate = Gate(tmp_path / "gate")
-    # the case's compiled step made (and cached on disk) here first: two workers
-    # compiling it at once on a loaded machine take minutes to stop at Ctrl-C
-    frylinks.run(BUOY, t_end=0.1)
     args = [sys.executable, "-m", "frylinks", "sweep", str(BUOY), "--workers", "2",
             "--set", "links.pto.spring_damper.damping=1000:4000:8", "--t-end", "4", "-o",
             str(out)]
