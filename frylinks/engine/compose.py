@@ -208,13 +208,21 @@ def _signals_text(model: Model, src: _Source) -> tuple[str, str]:
     return "\n".join(room), "\n".join(lines)
 
 
-def _links_text(model: Model, src: _Source) -> tuple[str, str]:
-    """Room, and every link block: its rows into ``values, velocity, acceleration,
-    row_tau``; with ``positions`` its residual (and, with ``angles``, the unwrapped
-    angles into ``angle_out``); with ``springs`` its spring-damper into ``f``; with
-    ``report`` its outputs."""
+def _links_text(model: Model, src: _Source) -> tuple[str, str, str]:
+    """Room, what each entry makes before its loop, and every link block: its rows
+    into ``values, velocity, acceleration, row_tau``; with ``positions`` its residual
+    (and, with ``angles``, the unwrapped angles into ``angle_out``); with ``springs``
+    its spring-damper into ``f``; with ``report`` its outputs."""
     room: list[str] = []
+    made: list[str] = []
     out: list[str] = []
+    # a block's relative kinematics (about 20 arrays) are made once per call of an
+    # entry, before its loop, for a model with few link blocks: made at each
+    # evaluation they cost the spring-damper benchmark a fifth of its step. Held across
+    # the loop, they lengthen LLVM's work on the loop by about 7 % a block and more
+    # with many blocks (every axis link type, 7 blocks: 26 -> 33 s), where they are
+    # made at each evaluation instead
+    hoist = len(model.link_blocks) <= HOIST_LINK_BLOCKS
     for k, blk in enumerate(model.link_blocks):
         kk = blk.kind.kernels
         assert kk is not None
@@ -236,11 +244,8 @@ def _links_text(model: Model, src: _Source) -> tuple[str, str]:
                  f"jac{k} = np.zeros(({n}, {nc}, 12))",
                  f"res{k} = np.zeros(({n}, {nc}))",
                  f"disp{k} = np.zeros(({n}, 6))"]
-        # (made at each evaluation, not kept in the room: held across the step's loop,
-        # the ~20 arrays of each block's kinematics doubled the step's compile time in
-        # LLVM; made here they cost about a microsecond a step)
-        out += [f"rel{k} = relative_room({n})",
-                f"relative_into(bs, L{k}[0], L{k}[1], L{k}[2], L{k}[3], L{k}[4], L{k}[5], "
+        (made if hoist else out).append(f"rel{k} = relative_room({n})")
+        out += [f"relative_into(bs, L{k}[0], L{k}[1], L{k}[2], L{k}[3], L{k}[4], L{k}[5], "
                 f"L{k}[6], L{k}[7], not positions, rel{k})",
                 f"K.take(angle_ref, L{k}[8], ar{k})",
                 "if positions and angles:",
@@ -279,12 +284,14 @@ def _links_text(model: Model, src: _Source) -> tuple[str, str]:
                     f"gvel{k}, E{k}, L{k}[0], L{k}[4], Q{k}, mu{k}, gen{k})",
                     "    if report:",
                     f"        K.report_spring(out_links, L{k}[8], L{k}[15], Q{k}, gvel{k})"]
-    return "\n".join(room), "\n".join(out) or "pass"
+    return "\n".join(room), "\n".join(made), "\n".join(out) or "pass"
 
 
-def _forces_text(model: Model, src: _Source) -> tuple[str, str]:
-    """Room, and every force block's wrenches into ``f`` and state rates into ``zdot``."""
+def _forces_text(model: Model, src: _Source) -> tuple[str, str, str]:
+    """Room, what each entry makes before its loop (the attachments' frames), and every
+    force block's wrenches into ``f`` and state rates into ``zdot``."""
     room: list[str] = []
+    made: list[str] = []
     out: list[str] = []
     for j, fblk in enumerate(model.force_blocks):
         fk = fblk.kind.kernels
@@ -295,7 +302,7 @@ def _forces_text(model: Model, src: _Source) -> tuple[str, str]:
         room += [f"F{j} = D[2][{j}]",
                  f"force{j} = np.zeros((len(F{j}[4]), {natt}, 3))",
                  f"torque{j} = np.zeros((len(F{j}[4]), {natt}, 3))"]
-        out += [f"fr{j} = ({frames},)"]  # (made here: see the link blocks' kinematics)
+        made.append(f"fr{j} = ({frames},)")
         out += [f"frames_into(bs, F{j}[0][{a}][0], F{j}[0][{a}][1], F{j}[0][{a}][2], "
                 f"F{j}[0][{a}][3], fr{j}[{a}])" for a in range(natt)]
         out += [f"force{j}[:] = 0.0",
@@ -310,13 +317,14 @@ def _forces_text(model: Model, src: _Source) -> tuple[str, str]:
             sd = src.alias(fk.state_derivative)
             out.append(f"{sd}(F{j}[3], fr{j}, t, s0, z[F{j}[1]:F{j}[2]], "
                        f"zdot[F{j}[1]:F{j}[2]])")
-    return "\n".join(room), "\n".join(out) or "pass"
+    return "\n".join(room), "\n".join(made), "\n".join(out) or "pass"
 
 
-def _hoisted(room: str, text: str) -> tuple[str, str]:
+def _hoisted(room: str, *texts: str) -> tuple[str, tuple[str, ...]]:
     """Every item of a block's data tuple (``L0[14]``, ``F0[0][1][2]``) named once in
-    the room (``L0_14``, ``F0_0_1_2``) and by that name in the loop: taking an item of
-    a tuple of arrays in the loop would count references to all of them each time."""
+    the room (``L0_14``, ``F0_0_1_2``) and by that name in the ``texts``: taking an
+    item of a tuple of arrays in the loop would count references to all of them each
+    time."""
     names: dict[str, str] = {}
 
     def name(m: re.Match[str]) -> str:
@@ -326,9 +334,9 @@ def _hoisted(room: str, text: str) -> tuple[str, str]:
         return names[expr]
 
     pattern = re.compile(r"\b([LFS]\d+)((?:\[\d+\])+)")
-    text = pattern.sub(name, text)
+    texts = tuple(pattern.sub(name, text).replace("C0[3]", "C0_3") for text in texts)
     hoist = "\n".join(f"{v} = {k}" for k, v in sorted(names.items(), key=lambda kv: kv[1]))
-    return room + ("\n" + hoist if hoist else ""), text.replace("C0[3]", "C0_3")
+    return room + ("\n" + hoist if hoist else ""), texts
 
 
 def _unpack(room: str) -> str:
@@ -355,17 +363,18 @@ def generate(model: Model) -> tuple[str, set[str]]:
     :mod:`.newton`)."""
     src = _Source()
     sig_room, sig_text = _signals_text(model, src)
-    link_room, link_text = _links_text(model, src)
-    force_room, force_text = _forces_text(model, src)
-    sig_room, sig_text = _hoisted(sig_room, sig_text)
-    link_room, link_text = _hoisted(link_room, link_text)
-    force_room, force_text = _hoisted(force_room, force_text)
+    link_room, link_made, link_text = _links_text(model, src)
+    force_room, force_made, force_text = _forces_text(model, src)
+    sig_room, (sig_text,) = _hoisted(sig_room, sig_text)
+    link_room, (link_made, link_text) = _hoisted(link_room, link_made, link_text)
+    force_room, (force_made, force_text) = _hoisted(force_room, force_made, force_text)
     terms = TERMS.format(signals=sig_text, links=link_text,
                          forces=_indent(force_text, 4))
     room = ROOM.format(signals=sig_room, links=link_room, forces=force_room)
     body = TEMPLATE.format(
         terms_rk4=_indent(terms, 8), terms_ga=_indent(terms, 8),
         room=_indent(room, 4), unpack=_indent(_unpack(room), 4),
+        made=_indent("\n".join(m for m in (link_made, force_made) if m), 4),
         diverged=repr(DIVERGED), max_distance=repr(MAX_DISTANCE), max_speed=repr(MAX_SPEED),
         fd_step=repr(newton.FD_STEP), max_iterations=newton.MAX_ITERATIONS,
         newton_tol=repr(newton.NEWTON_TOL), jump=repr(newton.JUMP),
@@ -379,6 +388,10 @@ def generate(model: Model) -> tuple[str, set[str]]:
     return body, src.modules | {K.__name__, newton.__name__, "frylinks.kinematics",
                                 "frylinks.jit"}
 
+
+#: Models with at most this many link blocks make their blocks' relative kinematics
+#: once per call of an entry rather than at each evaluation (see :func:`_links_text`).
+HOIST_LINK_BLOCKS = 3
 
 #: What the blocks write, made once per call of an entry (``C0``: the core data;
 #: ``nb`` bodies, ``nr`` rows, ``nz`` force states).
@@ -462,6 +475,7 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
     t_new = t
     it = 0
     last = False
+{made}
     while True:
         if phase < 4:
             ys, t = K.rk4_stage(y, t_step, dt, r, phase)
@@ -606,6 +620,7 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
         rebuild = True
         need_step = False
         phase = 0
+{made}
     while True:
         if need_step:
             # step k + 1: pending (h, t_end, depth) on a stack, halves pushed on failure
