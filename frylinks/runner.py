@@ -16,7 +16,7 @@ import xarray as xr
 
 from . import __version__
 from .checkpoint import Checkpoint
-from .engine import Model, State, assemble, project
+from .engine import Model, State, assemble, assemble_initial
 from .engine.compose import compiled_step
 from .errors import FrylinksError, ModelError, SimulationError
 from .implicit import generalized_alpha
@@ -198,18 +198,11 @@ def _say_path(model: Model, integrator: str) -> None:
 
 
 def _assemble_initial(model: Model, s: State, warn: bool) -> None:
-    """Bring the initial state onto the links; warn if a body had to move."""
-    given = s.x.copy()
-    try:
-        project(model, s, initial=True)
-    except SimulationError as exc:
-        raise ModelError(str(exc), exc.path) from exc
-    moved = np.linalg.norm(s.x - given, axis=1)
-    if warn and moved.size and moved.max() > 1e-6 * model.length_scale:
-        worst = int(np.argmax(moved))
-        warnings.warn(
-            f"initial positions do not satisfy the links: body '{model.body_names[worst]}' "
-            f"was moved by {moved[worst]:.3g} m to assemble them", stacklevel=4)
+    """Bring the initial state onto the links; warn naming the links and bodies if it
+    had to change (an error if by much: :func:`frylinks.engine.assemble_initial`)."""
+    text = assemble_initial(model, s)
+    if warn and text:
+        warnings.warn(text, stacklevel=4)
 
 
 #: Attributes a resumed run must share with the run that wrote the file.

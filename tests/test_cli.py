@@ -135,6 +135,38 @@ def test_a_model_that_cannot_be_assembled_is_a_case_error(command: str, tmp_path
     assert not case.with_suffix(".nc").exists()  # nothing written for a model that fails
 
 
+TURNED_SLAVE = """\
+frylinks: 1
+ground:
+  nodes:
+    m: {position: [0, 0, 0]}
+bodies:
+  b:
+    mass: 1.0
+    inertia: [1, 1, 1]
+    nodes:
+      n: {position: [0, 0, 0], orientation: {axis: [1, 0, 0], angle_deg: 90}}
+links:
+  slide: {type: planar, master: ground.m, slave: b.n}
+solver: {t_end: 0.1, dt: 0.01}
+"""
+
+
+def test_check_refuses_a_link_set_up_in_the_wrong_axes(tmp_path: Path) -> None:
+    """A planar link whose slave node is turned 90 degrees from its master passed
+    ``frylinks check``; the run then turned the bodies to assemble it."""
+    case = tmp_path / "turned.yaml"
+    case.write_text(TURNED_SLAVE)
+    proc = frylinks_cmd("check", case.name, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("frylinks: error: case 'turned.yaml', links.slide: the "
+                                  "initial positions do not satisfy the links: violated "
+                                  "'slide'")
+    assert "turned 90 deg" in proc.stderr
+    assert proc.stderr.rstrip().endswith("(line 12)")
+
+
 def test_plugins_lists_every_builtin_type() -> None:
     proc = frylinks_cmd("plugins")
     assert proc.returncode == 0, proc.stderr

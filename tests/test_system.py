@@ -293,9 +293,25 @@ def test_pickled_system_runs_identically() -> None:
 
 
 def test_unassembled_initial_positions_warn() -> None:
-    """Initial positions off the links are assembled, with a warning naming the body."""
-    with pytest.warns(UserWarning, match="body 'arm' was moved by"):
+    """Initial positions off the links are assembled, with a warning naming the links
+    violated and the bodies moved, with how much."""
+    with pytest.warns(UserWarning, match=r"violated 'pto' by 0\.435 .*'hinge' by 0\.999"
+                      r".*'arm' moved 1 m and turned 0\.0877 deg"):
         pto_system().run(t_end=0.01, dt=0.01)
+
+
+def test_initial_pose_far_off_the_links_is_refused() -> None:
+    """A slave node whose axes are turned 90 degrees from its master's (a planar link set
+    up in the wrong axes) is refused, naming the link, not assembled by turning the
+    bodies (the run did turn both bodies 90 degrees and moved one 31 m)."""
+    s = System(gravity=[0, 0, -9.81])
+    s.ground.add_node("m", position=[0, 0, 0])
+    b = s.add_body("b", mass=1.0, inertia=[1.0, 1.0, 1.0], position=[0.0, 0.0, 0.0])
+    b.add_node("n", position=[0, 0, 0], orientation={"axis": [1, 0, 0], "angle_deg": 90})
+    s.add_link("slide", "planar", master="ground.m", slave="b.n")
+    with pytest.raises(ModelError, match=r"^links\.slide: .*violated 'slide' by 1\.57.*"
+                       r"turned 90 deg"):
+        s.run(t_end=0.01, dt=0.01)
 
 
 # ------------------------------------------- found by tests/test_case_mutations.py

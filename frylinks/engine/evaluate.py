@@ -336,6 +336,68 @@ def project(model: Model, s: State, iterations: int = 4, initial: bool = False) 
     return worst
 
 
+#: An initial state the links must change by more than these is refused (a body moved
+#: by this fraction of the model's length scale, or turned by this angle [deg]): that is
+#: a link set up in the wrong axes, not node positions given roughly.
+ASSEMBLY_MOVE = 0.5
+ASSEMBLY_TURN_DEG = 30.0
+
+
+def assemble_initial(model: Model, s: State) -> str:
+    """Bring a user's initial state ``s`` onto the links (in place).
+
+    Returns a warning text (empty when nothing moved beyond round-off) naming every link
+    the initial state violated, by how much, and every body the assembly moved or turned.
+
+    Raises
+    ------
+    ModelError
+        When the links cannot be assembled, or only by moving a body more than
+        :data:`ASSEMBLY_MOVE` of the model's length scale or turning it more than
+        :data:`ASSEMBLY_TURN_DEG` degrees: the message names the links and the change,
+        and the key path is the worst link's.
+    """
+    from ..errors import ModelError
+
+    x0, q0 = s.x.copy(), s.q.copy()
+    violated: list[tuple[str, float]] = []
+    if model.nb_rows:
+        b = body_states(model, s)
+        _, _, res, _, _ = _constraints(model, b, _link_ctx(model, s), positions=True)
+        per_link = np.zeros(len(model.link_names))
+        np.maximum.at(per_link, model.row_link, np.abs(res))
+        violated = [(name, float(v)) for name, v in zip(model.link_names, per_link,
+                                                         strict=True)
+                    if v > 1e-9 * model.length_scale]
+    try:
+        project(model, s, initial=True)
+    except SimulationError as exc:
+        raise ModelError(str(exc), exc.path) from None
+    moved = np.linalg.norm(s.x - x0, axis=1)
+    dot = np.clip(np.abs(np.sum(q0 * s.q, axis=1)), 0.0, 1.0)
+    turned = np.degrees(2.0 * np.arccos(dot))
+    changed = [(model.body_names[i], float(moved[i]), float(turned[i]))
+               for i in range(model.nb_bodies)
+               if moved[i] > 1e-6 * model.length_scale or turned[i] > 1e-6]
+    if not changed:
+        return ""
+    links = ", ".join(f"'{n}' by {v:.3g} (m or rad)" for n, v in violated) or "none"
+    bodies = ", ".join(f"'{n}' moved {m:.3g} m and turned {a:.3g} deg"
+                       for n, m, a in changed)
+    text = (f"the initial positions do not satisfy the links: violated {links}; "
+            f"assembling them, {bodies}")
+    if (moved.max() > ASSEMBLY_MOVE * model.length_scale
+            or turned.max() > ASSEMBLY_TURN_DEG):
+        worst = max(violated, key=lambda nv: nv[1])[0] if violated else ""
+        raise ModelError(
+            f"{text}: more than a rough start can explain ({ASSEMBLY_MOVE:g} of the model's "
+            f"size {model.length_scale:.3g} m, or {ASSEMBLY_TURN_DEG:g} deg); check the "
+            "links' nodes (their positions and orientations: a link's slave node axes are "
+            "meant to match its master's where the link is assembled) and the bodies' "
+            "initial poses", f"links.{worst}" if worst else "")
+    return text
+
+
 def _worst_link(model: Model, res: Array) -> str:
     return model.link_names[model.row_link[int(np.nanargmax(np.abs(res)))]]
 
