@@ -66,6 +66,15 @@ class SettingType:
         self.gravity = np.asarray(gravity, dtype=float)
 
     @classmethod
+    def normalise(cls, params: dict[str, Any]) -> dict[str, Any]:
+        """The parsed parameters as a run takes them (default: unchanged): a type whose
+        mappings hold file paths makes them absolute here, which is called where the
+        case file is read (a relative path is read from the case file's directory, see
+        :func:`frylinks.params.as_path`); raise
+        :class:`~frylinks.errors.ModelError` with the parameter's key path."""
+        return params
+
+    @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
         """Check parsed parameters beyond their declarations; raise
         :class:`~frylinks.errors.ModelError` with the parameter's key path."""

@@ -445,6 +445,10 @@ class System:
             raise ModelError(f"unknown setting {shown(name)}{did_you_mean(name, names)}; "
                              f"known: {', '.join(names) or 'none installed'}", str(name))
         parsed = parse_params(info.cls.parameters, params, name, self._check_signal)
+        try:
+            parsed = info.cls.normalise(parsed)
+        except ModelError as exc:
+            raise exc.under(name) from None
         _validate(info.cls, parsed, name)
         self.settings[name] = parsed
         return parsed

@@ -47,6 +47,13 @@ def write(tmp_path: Path, waves: str) -> Path:
      "environment.waves.nb_frequencies", "whole number"),
     ("{type: swell}", "environment.waves.type", "regular"),
     ("{type: regular, height: 1.0, period: 8, heading: 30}", "environment.waves", "heading"),
+    ("{type: regular, height: 1.0, period: 8, ramp: 5, ramp_shape: cosine}",
+     "environment.waves.ramp_shape", "half_cosine, linear"),
+    ("{type: components, amplitude: [0.5, 0.2], period: [8.0]}", "environment.waves.period",
+     "a list of 2 numbers"),
+    ("{type: components, amplitude: [0.5], period: [8.0], phase_deg: [0, 1]}",
+     "environment.waves.phase_deg", "a list of 1 numbers"),
+    ("{type: record, file: missing.csv}", "environment.waves.file", "no such file"),
 ])
 def test_environment_errors_name_the_key(tmp_path: Path, waves: str, key: str,
                                          words: str) -> None:
@@ -80,7 +87,8 @@ def test_radiation_and_waves_resume_bit_for_bit(tmp_path: Path) -> None:
         assert first.attrs["status"].startswith("interrupted")
         resumed = frylinks.load_case(case).run(t_end=1.0, output=path, resume=True,
                                                    **solver)
-        assert np.abs(resumed.radiation_memory_force.sel(force="rad").values).max() > 1.0
+        memory = resumed.radiation_memory_force.sel(radiation_element="rad").values
+        assert np.abs(memory).max() > 1.0
         assert_same_run(resumed, whole)
 
 
@@ -110,5 +118,37 @@ def test_outputs_have_units(tmp_path: Path) -> None:
     with xr.open_dataset(tmp_path / "o.nc") as f:
         assert f.environment_wave_elevation.attrs["units"] == "m"
         assert f.environment_wave_elevation.dims == ("time", "wave_probe")
-        assert f.radiation_memory_force.dims == ("time", "force", "dof")
+        # over the radiation elements only, N for tx ty tz and N m for rx ry rz
+        assert f.radiation_memory_force.dims == ("time", "radiation_element", "dof")
+        assert f.radiation_memory_force.attrs["units"] == "1"
+        assert list(f.radiation_memory_force_units.values) == ["N"] * 3 + ["N m"] * 3
     assert textwrap.dedent(ds.attrs["case"]).startswith("frylinks: 1")
+
+
+def test_waves_from_components_and_from_a_record(tmp_path: Path) -> None:
+    """Explicit components give the elevation a cos(w t - phi) at the origin (exp(-i w t)
+    convention); a record (a CSV named relative to the case file) gives back its samples,
+    and the excitation of the record's sea equals that of the same components given
+    explicitly."""
+    t = 0.5 * np.arange(256)
+    w1, w2 = 2 * np.pi * 10 / 128.0, 2 * np.pi * 17 / 128.0  # on the record's DFT grid
+    eta = 0.8 * np.cos(w1 * t - 0.3) + 0.3 * np.cos(w2 * t + 1.1)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "eta.csv").write_text("time,eta\n" + "".join(f"{float(a)!r},{float(b)!r}\n"
+                                                          for a, b in zip(t, eta, strict=True)))
+    explicit = (f"{{type: components, amplitude: [0.8, 0.3], period: [{2 * np.pi / w1}, "
+                f"{2 * np.pi / w2}], phase_deg: [{np.degrees(0.3)}, "
+                f"{np.degrees(-1.1)}], heading_deg: 20}}")
+    runs = {}
+    for name, waves in (("components", explicit),
+                        ("record", "{type: record, file: data/eta.csv, heading_deg: 20}")):
+        case = write(tmp_path, waves)
+        runs[name] = frylinks.load_case(str(case)).run(t_end=10.0, dt=0.5)
+    got = runs["record"]["environment_wave_elevation"].sel(wave_probe="p").values
+    assert np.max(np.abs(got - eta[:21])) < 1e-12
+    got = runs["components"]["environment_wave_elevation"].sel(wave_probe="p").values
+    assert np.max(np.abs(got - eta[:21])) < 1e-12
+    a, b = (runs[k]["force_force"].sel(force="exc").values for k in ("components", "record"))
+    assert np.abs(a).max() > 1e4
+    assert np.max(np.abs(a - b)) < 1e-9 * np.abs(a).max()

@@ -10,6 +10,14 @@ A case file's top-level section (``System.configure("environment", ...)`` in Pyt
       current: {speed: 0.5, heading_deg: 90}   # flows towards +y
       wave_probes: {bow: [50, 0], origin: [0, 0]}
 
+Other seas: ``{type: components, amplitude: [...], period: [...], phase_deg: [...],
+heading_deg: ...}`` (explicit Airy components, to reproduce another code's sea), and
+``{type: record, file: eta.csv, omega_max: 3}`` (a measured or computed elevation record
+at the origin, split into components by a Fourier transform:
+:meth:`~frylinks_marine.waves.WaveField.from_record`). Every sea but still water takes a
+start-up ``ramp`` [s] of ``ramp_shape`` ``half_cosine`` (the default, WEC-Sim's) or
+``linear``.
+
 Without ``waves`` the water is still. Headings are the directions waves and current go
 **towards**, in degrees from +x about +z. The wave elevation at each probe is written
 as ``environment_wave_elevation`` (dims time, wave_probe).
@@ -18,6 +26,7 @@ as ``environment_wave_elevation`` (dims time, wave_probe).
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,14 +37,18 @@ from frylinks.forces import Output
 from frylinks.params import Param, parse_params, shown
 from frylinks.settings import SettingType
 
+from .wave_kernels import RAMP_SHAPES
 from .waves import SPECTRA, WaveField
 
 Array = np.ndarray
 
 _HEADING = Param("float", "deg", "direction the waves travel towards, from +x about +z",
                  default=0.0)
-_RAMP = Param("float", "s", "start-up ramp duration (half cosine); 0 for none", default=0.0,
+_RAMP = Param("float", "s", "start-up ramp duration; 0 for none", default=0.0,
               minimum=0.0)
+_RAMP_SHAPE = Param("choice", "", "shape of the start-up ramp: half_cosine (1 - cos(pi t / "
+                    "ramp)) / 2, WEC-Sim's; linear t / ramp", default="half_cosine",
+                    choices=RAMP_SHAPES)
 
 #: Parameters of each kind of sea, as given under ``waves`` beside ``type``.
 WAVES: dict[str, dict[str, Param]] = {
@@ -47,6 +60,7 @@ WAVES: dict[str, dict[str, Param]] = {
         "phase_deg": Param("float", "deg", "phase of the elevation at the origin at t = 0 "
                            "(0: a crest)", default=0.0),
         "ramp": _RAMP,
+        "ramp_shape": _RAMP_SHAPE,
     },
     "irregular": {
         "spectrum": Param("choice", "", "sea spectrum", default="jonswap", choices=SPECTRA),
@@ -59,8 +73,36 @@ WAVES: dict[str, dict[str, Param]] = {
                       default=0),
         "heading_deg": _HEADING,
         "ramp": _RAMP,
+        "ramp_shape": _RAMP_SHAPE,
+    },
+    "components": {
+        "amplitude": Param("any", "m", "amplitude of each component, a list"),
+        "period": Param("any", "s", "period of each component, a list as long"),
+        "phase_deg": Param("any", "deg", "phase of each component's elevation at the origin "
+                           "at t = 0 (0: a crest), a list or one number", default=0.0),
+        "heading_deg": Param("any", "deg", "direction each component travels towards, a "
+                             "list or one number", default=0.0),
+        "ramp": _RAMP,
+        "ramp_shape": _RAMP_SHAPE,
+    },
+    "record": {
+        "file": Param("path", "", "elevation record at the origin, equally spaced in time: "
+                      "CSV (time [s] in the first column) or netCDF, absolute or relative to "
+                      "the case file"),
+        "column": Param("any", "", "CSV column of the elevation [m]: header name or 0-based "
+                        "index", default=1),
+        "variable": Param("any", "", "netCDF variable of the elevation [m] (optional if the "
+                          "file holds one)", default=None),
+        "heading_deg": _HEADING,
+        "omega_max": Param("float", "rad s-1", "components above this frequency are left out "
+                           "(default: none, up to the record's Nyquist frequency)",
+                           default=None, positive=True),
+        "ramp": _RAMP,
+        "ramp_shape": _RAMP_SHAPE,
     },
 }
+#: A record's components may leave out at most this fraction of its variance silently.
+RECORD_LEFT_OUT = 0.01
 
 CURRENT: dict[str, Param] = {
     "speed": Param("float", "m s-1", "current speed, uniform over depth", minimum=0.0),
@@ -100,7 +142,44 @@ def _waves(value: Any) -> tuple[str, dict[str, Any]]:
     if kind == "irregular":
         params["nb_frequencies"] = _whole(params["nb_frequencies"], "waves.nb_frequencies", 1)
         params["seed"] = _whole(params["seed"], "waves.seed", 0)
+    if kind == "components":
+        n = len(_numbers(params["amplitude"], "waves.amplitude", None, minimum=0.0))
+        _numbers(params["period"], "waves.period", n, positive=True)
+        for key in ("phase_deg", "heading_deg"):
+            _numbers(params[key], f"waves.{key}", n, scalar=True)
+    if kind == "record":
+        _record(params)
     return kind, params
+
+
+def _numbers(value: Any, path: str, n: int | None, *, minimum: float | None = None,
+             positive: bool = False, scalar: bool = False) -> Array:
+    """A list of ``n`` numbers (any length >= 1 when ``n`` is None; with ``scalar``, one
+    number stands for all ``n``)."""
+    if scalar and isinstance(value, int | float) and not isinstance(value, bool):
+        value = [value] * (n or 1)
+    try:
+        out = np.array(value, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        out = np.zeros((0, 0))
+    bad = (out.ndim != 1 or out.size < 1 or (n is not None and out.size != n)
+           or not np.isfinite(out).all() or (minimum is not None and (out < minimum).any())
+           or (positive and (out <= 0).any()))
+    if bad:
+        size = "a list of numbers" if n is None else f"a list of {n} numbers (one per component)"
+        sign = " > 0" if positive else f" >= {minimum:g}" if minimum is not None else ""
+        raise ModelError(f"expected {size}{sign}, got {shown(value)}", path)
+    return out
+
+
+def _record(params: Mapping[str, Any]) -> tuple[Array, Array]:
+    """Times and elevations of a ``record`` sea's file (the ``table`` signal's reader)."""
+    from frylinks_signals.table import read_series
+
+    try:
+        return read_series(params)
+    except ModelError as exc:
+        raise exc.under("waves") from None
 
 
 def _current(value: Any) -> Array:
@@ -143,8 +222,8 @@ class Environment(SettingType):
                                positive=True),
         "depth": Param("any", "m", "water depth, a positive number or 'infinite'",
                        default="infinite"),
-        "waves": Param("any", "", "the sea: {type: still | regular | irregular, ...} (still "
-                       "water if absent)", default=None),
+        "waves": Param("any", "", "the sea: {type: still | regular | irregular | components "
+                       "| record, ...} (still water if absent)", default=None),
         "current": Param("any", "", "uniform current {speed [m s-1], heading_deg} (none if "
                          "absent)", default=None),
         "wave_probes": Param("any", "m", "points {name: [x, y]} where the wave elevation "
@@ -166,6 +245,14 @@ class Environment(SettingType):
     description = "water density and depth, regular or irregular waves, uniform current"
 
     @classmethod
+    def normalise(cls, params: dict[str, Any]) -> dict[str, Any]:
+        # a record's file is made absolute here, where the case file is read
+        if isinstance(params["waves"], Mapping) and params["waves"].get("type") == "record":
+            kind, waves = _waves(params["waves"])
+            params = {**params, "waves": {"type": kind, **waves}}
+        return params
+
+    @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
         _depth(params["depth"])
         _waves(params["waves"])
@@ -181,15 +268,35 @@ class Environment(SettingType):
         self.probe_names, self.probes = _probes(params["wave_probes"])
         kind, p = _waves(params["waves"])
         common: dict[str, Any] = {"depth": self.depth, "g": self.g, "current": self.current}
+        if kind != "still":
+            common.update(ramp=p["ramp"], ramp_shape=p["ramp_shape"])
         if kind == "regular":
             self.waves = WaveField.regular(
                 p["height"], p["period"], heading=math.radians(p["heading_deg"]),
-                phase=math.radians(p["phase_deg"]), ramp=p["ramp"], **common)
+                phase=math.radians(p["phase_deg"]), **common)
         elif kind == "irregular":
             self.waves = WaveField.irregular(
                 p["spectrum"], p["hs"], p["tp"], gamma=p["gamma"],
                 nb_frequencies=p["nb_frequencies"], seed=p["seed"],
-                heading=math.radians(p["heading_deg"]), ramp=p["ramp"], **common)
+                heading=math.radians(p["heading_deg"]), **common)
+        elif kind == "components":
+            amplitude = _numbers(p["amplitude"], "waves.amplitude", None)
+            n = len(amplitude)
+            self.waves = WaveField(
+                amplitude, 2.0 * math.pi / _numbers(p["period"], "waves.period", n),
+                np.radians(_numbers(p["heading_deg"], "waves.heading_deg", n, scalar=True)),
+                np.radians(_numbers(p["phase_deg"], "waves.phase_deg", n, scalar=True)),
+                **common)
+        elif kind == "record":
+            times, eta = _record(p)
+            self.waves = WaveField.from_record(
+                times, eta, heading=math.radians(p["heading_deg"]), omega_max=p["omega_max"],
+                **common)
+            if self.waves.record_error > RECORD_LEFT_OUT:
+                warnings.warn(
+                    f"environment.waves.omega_max: the {self.waves.nb_components} wave "
+                    f"components kept of the record '{p['file']}' leave out "
+                    f"{100 * self.waves.record_error:.3g} % of its variance", stacklevel=2)
         else:
             self.waves = WaveField.still(**common)
 

@@ -17,7 +17,7 @@ does.
 
 The table holds one column per wave component and one row per quantity (rows named by
 the constants below); ``params`` holds the depth (``inf``: deep water), the ramp
-duration, the current and a deep-water flag.
+duration, the current, a deep-water flag and the ramp's shape.
 """
 
 from __future__ import annotations
@@ -38,10 +38,14 @@ Array = np.ndarray
 #: ``1 / (1 - exp(-2 k d))`` (1 in deep water).
 KX, KY, PHASE, OMEGA, AMP, VX, VY, VZ, AX, AY, AZ, K, SCALE = range(13)
 NB_ROWS = 13
-#: Entries of a wave field's parameters: depth [m], ramp [s], current [m/s] (3), and 1.0
-#: for deep water (0.0 otherwise).
-DEPTH, RAMP, CX, CY, CZ, DEEP = range(6)
-NB_PARAMS = 6
+#: Entries of a wave field's parameters: depth [m], ramp [s], current [m/s] (3), 1.0 for
+#: deep water (0.0 otherwise) and the ramp's shape (an index of :data:`RAMP_SHAPES`).
+DEPTH, RAMP, CX, CY, CZ, DEEP, SHAPE = range(7)
+NB_PARAMS = 7
+#: Shapes of the start-up ramp ``r(t)``, ``0 <= t < T``: ``half_cosine``
+#: ``(1 - cos(pi t / T)) / 2`` (WEC-Sim's ``(1 + cos(pi + pi t / T)) / 2``, the same
+#: curve), ``linear`` ``t / T``.
+RAMP_SHAPES = ("half_cosine", "linear")
 
 
 def wave_table(amplitude: Array, omega: Array, k: Array, heading: Array, phase: Array,
@@ -59,12 +63,14 @@ def wave_table(amplitude: Array, omega: Array, k: Array, heading: Array, phase: 
     return table
 
 
-def wave_params(depth: float, ramp: float, current: Array) -> Array:
+def wave_params(depth: float, ramp: float, current: Array, shape: str = "half_cosine"
+                ) -> Array:
     """The ``(NB_PARAMS,)`` parameters of a field."""
     out = np.zeros(NB_PARAMS)
     out[DEPTH], out[RAMP] = depth, ramp
     out[CX: CZ + 1] = current
     out[DEEP] = 1.0 if math.isinf(depth) else 0.0
+    out[SHAPE] = RAMP_SHAPES.index(shape)
     return out
 
 
@@ -80,6 +86,8 @@ def wave_ramp(params: Array, t: float) -> tuple[float, float]:
         return 1.0, 0.0
     if t < 0.0:
         return 0.0, 0.0
+    if params[SHAPE] == 1.0:
+        return t / ramp, 1.0 / ramp
     x = math.pi * t / ramp
     return 0.5 * (1.0 - math.cos(x)), 0.5 * math.pi / ramp * math.sin(x)
 

@@ -59,6 +59,7 @@ import numpy.typing as npt
 from frylinks.errors import ModelError
 
 from .wave_kernels import (
+    RAMP_SHAPES,
     wave_elevations,
     wave_kinematics_many,
     wave_params,
@@ -332,6 +333,9 @@ class WaveField:
     bin_width
         Frequency bin of each component [rad/s], shape ``(nc,)``, for an irregular sea
         (:meth:`elevation_spectrum`); ``None`` otherwise.
+    ramp_shape
+        ``"half_cosine"`` (the default, WEC-Sim's ramp) or ``"linear"``
+        (:data:`~frylinks_marine.wave_kernels.RAMP_SHAPES`).
 
     Attributes
     ----------
@@ -348,7 +352,8 @@ class WaveField:
                  heading: npt.ArrayLike = 0.0, phase: npt.ArrayLike = 0.0, *,
                  depth: float = math.inf, g: float = 9.81, ramp: float = 0.0,
                  current: npt.ArrayLike = (0.0, 0.0, 0.0),
-                 bin_width: npt.ArrayLike | None = None) -> None:
+                 bin_width: npt.ArrayLike | None = None,
+                 ramp_shape: str = "half_cosine") -> None:
         a = _vector(amplitude, "amplitude")
         if a.ndim != 1 or (a < 0.0).any():
             raise ModelError(f"expected a list of non-negative amplitudes [m], got "
@@ -363,6 +368,10 @@ class WaveField:
         self.depth = _number(depth, "depth", inf=True)
         self.g = _number(g, "g")
         self.ramp = _number(ramp, "ramp", zero=True)
+        if ramp_shape not in RAMP_SHAPES:
+            raise ModelError(f"unknown ramp shape {reprlib.repr(ramp_shape)}; known: "
+                             f"{', '.join(RAMP_SHAPES)}", "ramp_shape")
+        self.ramp_shape = ramp_shape
         self.current = _frozen(_vector(current, "current", (3,)))
         self.amplitude = _frozen(a)
         self.omega = _frozen(w)
@@ -370,6 +379,9 @@ class WaveField:
         self.phase = _frozen(phi)
         self.k = _frozen(wavenumber(w, self.depth, self.g))
         self.bin_width: FloatArray | None = None
+        #: Variance of the components a field made from a record left out, over the
+        #: record's (:meth:`from_record`); 0 otherwise.
+        self.record_error = 0.0
         if bin_width is not None:
             dw = _vector(bin_width, "bin_width", shape)
             if (dw <= 0.0).any():
@@ -379,7 +391,7 @@ class WaveField:
         # what the kernels read (frylinks_marine.wave_kernels): writable copies, so that
         # numba sees the same array types for every field
         self._table = wave_table(a, w, self.k, b, phi, self.depth)
-        self._params = wave_params(self.depth, self.ramp, self.current)
+        self._params = wave_params(self.depth, self.ramp, self.current, ramp_shape)
 
     # ---------------------------------------------------------------- constructors
 
@@ -392,7 +404,8 @@ class WaveField:
     @classmethod
     def regular(cls, height: float, period: float, heading: float = 0.0, phase: float = 0.0,
                 ramp: float = 0.0, depth: float = math.inf, g: float = 9.81,
-                current: npt.ArrayLike = (0.0, 0.0, 0.0)) -> WaveField:
+                current: npt.ArrayLike = (0.0, 0.0, 0.0), ramp_shape: str = "half_cosine"
+                ) -> WaveField:
         """A regular (single-component) wave of amplitude ``height / 2``.
 
         Parameters
@@ -403,20 +416,21 @@ class WaveField:
             Wave period [s], ``> 0``.
         heading, phase
             Direction of travel and phase at the origin [rad].
-        ramp, depth, g, current
+        ramp, depth, g, current, ramp_shape
             As :class:`WaveField`.
         """
         h = _number(height, "height", zero=True)
         w = 2.0 * math.pi / _number(period, "period")
         return cls([0.5 * h], [w], heading, phase, depth=depth, g=g, ramp=ramp,
-                   current=current)
+                   current=current, ramp_shape=ramp_shape)
 
     @classmethod
     def irregular(cls, spectrum: str, hs: float, tp: float, gamma: float = 3.3,
                   nb_frequencies: int = 200, seed: int = 0, heading: float = 0.0,
                   ramp: float = 0.0, depth: float = math.inf, g: float = 9.81,
                   current: npt.ArrayLike = (0.0, 0.0, 0.0),
-                  omega_range: tuple[float, float] | None = None) -> WaveField:
+                  omega_range: tuple[float, float] | None = None,
+                  ramp_shape: str = "half_cosine") -> WaveField:
         """A long-crested irregular sea drawn from a spectrum.
 
         The range ``omega_range`` (default :func:`spectrum_bounds`: 99.51 % of m0, 0.1 %
@@ -444,7 +458,7 @@ class WaveField:
             Number of components, ``>= 1``.
         seed
             Seed of the random frequencies and phases.
-        heading, ramp, depth, g, current
+        heading, ramp, depth, g, current, ramp_shape
             As :class:`WaveField`.
         omega_range
             ``(w_min, w_max)`` [rad/s], ``0 < w_min < w_max``.
@@ -479,7 +493,76 @@ class WaveField:
         phase = rng.uniform(0.0, 2.0 * math.pi, n)
         s = jonswap(w, hs, tp, gamma)
         return cls(np.sqrt(2.0 * s * dw), w, heading, phase, depth=depth, g=g, ramp=ramp,
-                   current=current, bin_width=np.full(n, dw))
+                   current=current, bin_width=np.full(n, dw), ramp_shape=ramp_shape)
+
+    @classmethod
+    def from_record(cls, times: npt.ArrayLike, elevation: npt.ArrayLike,
+                    heading: float = 0.0, omega_max: float | None = None, ramp: float = 0.0,
+                    depth: float = math.inf, g: float = 9.81,
+                    current: npt.ArrayLike = (0.0, 0.0, 0.0),
+                    ramp_shape: str = "half_cosine") -> WaveField:
+        """The long-crested sea whose elevation at the origin is a given record.
+
+        The record (equally spaced samples ``eta_n`` at ``t_n = t_0 + n dt``, ``N`` of
+        them) is split by a discrete Fourier transform into components at the
+        frequencies ``w_k = 2 pi k / (N dt)``, ``k = 1 .. N/2``, of amplitude
+        ``2 |X_k| / N`` (``|X_k| / N`` at the Nyquist frequency of an even ``N``) and
+        phase ``w_k t_0 - arg X_k`` (frylinks' ``exp(-1j w t)`` convention), as
+        WEC-Sim's ``elevationImport`` does. Their sum equals the record at its samples
+        (to round-off) when every component is kept; it repeats with period ``N dt``.
+        The record's mean is not a wave: it is left out.
+
+        Parameters
+        ----------
+        times, elevation
+            ``(N,)`` [s] and [m], ``N >= 4``, times equally spaced.
+        heading
+            Direction of travel [rad].
+        omega_max
+            Components above this frequency [rad/s] are left out (default: none, up to
+            the record's Nyquist frequency ``pi / dt``): fewer components, a cheaper
+            step; the elevation then differs from the record by what they held
+            (:attr:`record_error` gives it, relative to the record's variance).
+        ramp, depth, g, current, ramp_shape
+            As :class:`WaveField`.
+
+        Raises
+        ------
+        ModelError
+            For fewer than 4 samples, unequal spacing, non-finite values.
+        """
+        t = _vector(times, "times")
+        eta = _vector(elevation, "elevation", t.shape)
+        if t.ndim != 1 or t.size < 4:
+            raise ModelError(f"expected at least 4 samples, got {t.size}", "times")
+        steps = np.diff(t)
+        dt = float(np.mean(steps))
+        if not dt > 0.0 or np.max(np.abs(steps - dt)) > 1e-6 * dt:
+            raise ModelError(f"the record's times are not equally spaced (steps from "
+                             f"{steps.min():.6g} to {steps.max():.6g} s); resample it first",
+                             "times")
+        n = t.size
+        spectrum = np.fft.rfft(eta - eta.mean())
+        k = np.arange(1, spectrum.size)
+        w = 2.0 * math.pi * k / (n * dt)
+        amp = 2.0 * np.abs(spectrum[1:]) / n
+        # each component's variance at the samples (Parseval): a^2 / 2, and a^2 for the
+        # Nyquist component of an even N (cos(pi n) is +-1 at every sample)
+        share = np.full(amp.size, 0.5)
+        if n % 2 == 0:
+            amp[-1] *= 0.5
+            share[-1] = 1.0
+        phase = w * t[0] - np.angle(spectrum[1:])
+        keep = amp > 1e-13 * amp.max(initial=0.0)  # (not the transform's round-off)
+        if omega_max is not None:
+            keep &= w <= _number(omega_max, "omega_max")
+        variance = float(np.var(eta))
+        left = float(np.sum(share[~keep] * amp[~keep] ** 2))
+        field = cls(amp[keep], w[keep], heading, phase[keep], depth=depth, g=g, ramp=ramp,
+                    current=current, bin_width=np.full(int(keep.sum()), w[0]),
+                    ramp_shape=ramp_shape)
+        field.record_error = left / variance if variance > 0.0 else 0.0
+        return field
 
     # ------------------------------------------------------------------- summaries
 
@@ -514,7 +597,7 @@ class WaveField:
 
     def __repr__(self) -> str:
         return (f"WaveField(nb_components={self.nb_components}, depth={self.depth:g}, "
-                f"ramp={self.ramp:g}, current={self.current.tolist()})")
+                f"ramp={self.ramp:g} ({self.ramp_shape}), current={self.current.tolist()})")
 
     def kernel_data(self) -> tuple[FloatArray, FloatArray]:
         """``(table, params)``: the field as the kernels of

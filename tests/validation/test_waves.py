@@ -404,3 +404,70 @@ def test_regular_height_zero_and_spectrum_of_regular_field() -> None:
         f.elevation_spectrum()
     with pytest.raises(ValueError, match="one time per point"):
         f.elevation(np.zeros((3, 2)), np.zeros(2))
+
+
+# ------------------------------------------------- ramp shapes, components and records
+
+
+def test_linear_ramp_and_its_rate() -> None:
+    """``ramp_shape: linear``: r = t / T and dr/dt = 1 / T inside the ramp, and the
+    acceleration stays the exact time derivative of the ramped velocity."""
+    f = WaveField.regular(2.0, 8.0, ramp=20.0, ramp_shape="linear")
+    t = np.array([-1.0, 0.0, 5.0, 19.0, 20.0, 30.0])
+    assert np.allclose(f.ramp_factor(t), [0.0, 0.0, 0.25, 0.95, 1.0, 1.0], rtol=0, atol=1e-15)
+    assert np.allclose(f.ramp_rate(t), [0.0, 0.05, 0.05, 0.05, 0.0, 0.0], rtol=0, atol=1e-15)
+    p = np.array([[3.0, 1.0, -2.0]])
+    dudt = d4(lambda s: f.velocity(p, s)[0], 7.0, 1e-3)
+    assert np.allclose(f.acceleration(p, 7.0)[0], dudt, rtol=0, atol=1e-9)
+    with pytest.raises(ModelError, match="unknown ramp shape 'cosine'"):
+        WaveField.regular(2.0, 8.0, ramp=20.0, ramp_shape="cosine")
+
+
+def test_half_cosine_ramp_is_wec_sims() -> None:
+    """WEC-Sim's ramp (1 + cos(pi + pi t / T)) / 2 is frylinks' default half cosine."""
+    f = WaveField.regular(2.0, 8.0, ramp=100.0)
+    t = np.linspace(0.0, 100.0, 41)
+    assert np.allclose(f.ramp_factor(t), (1.0 + np.cos(np.pi + np.pi * t / 100.0)) / 2.0,
+                       rtol=0, atol=1e-15)
+
+
+def test_record_is_reproduced_at_its_samples(record_property: Record) -> None:
+    """A record split into components gives back its samples (mean removed) when every
+    component is kept, at any start time; the components are at its DFT frequencies."""
+    rng = np.random.default_rng(7)
+    t = 12.5 + 0.25 * np.arange(801)  # odd N, start away from 0
+    eta = 0.4 + 0.6 * np.cos(0.7 * t - 0.2) + rng.normal(0.0, 0.1, t.size)
+    f = WaveField.from_record(t, eta, heading=0.3)
+    got = f.elevation(np.zeros((t.size, 2)), t)
+    err = float(np.max(np.abs(got - (eta - eta.mean()))))
+    record_property("record_error_m", err)
+    assert err < 1e-12
+    assert f.nb_components == 400 and f.record_error == 0.0
+    assert np.allclose(f.omega, 2 * np.pi * np.arange(1, 401) / (801 * 0.25), rtol=1e-14)
+    # the same field at a point down-wave: the elevation travels with each component
+    x = 40.0 * np.array([math.cos(0.3), math.sin(0.3)])
+    w, k = f.omega, f.k
+    direct = (f.amplitude * np.cos(k * 40.0 - w * 20.0 + f.phase)).sum()
+    assert f.elevation(x[None, :], 20.0)[0] == pytest.approx(direct, abs=1e-12)
+
+
+def test_record_truncated_above_omega_max() -> None:
+    """omega_max drops the components above it; what they held is record_error."""
+    t = 0.1 * np.arange(1000)  # even N: a Nyquist component
+    w_lo, w_hi = 2 * np.pi * 30 / 100.0, 2 * np.pi * 200 / 100.0  # on the DFT grid
+    eta = np.cos(w_lo * t) + 0.5 * np.cos(w_hi * t + 0.4) + 0.01 * (-1.0) ** np.arange(1000)
+    f = WaveField.from_record(t, eta, omega_max=5.0)
+    assert f.nb_components == 1 and f.omega[0] == pytest.approx(w_lo, rel=1e-13)
+    assert f.amplitude[0] == pytest.approx(1.0, rel=1e-12)
+    left = (0.5 * 0.25 + 0.01**2) / np.var(eta)
+    assert f.record_error == pytest.approx(left, rel=1e-9)
+    full = WaveField.from_record(t, eta)
+    assert np.max(np.abs(full.elevation(np.zeros((1000, 2)), t) - (eta - eta.mean()))) < 1e-12
+
+
+def test_record_must_be_equally_spaced() -> None:
+    t = np.array([0.0, 0.1, 0.2, 0.35, 0.4])
+    with pytest.raises(ModelError, match="not equally spaced"):
+        WaveField.from_record(t, np.zeros(5))
+    with pytest.raises(ModelError, match="at least 4 samples"):
+        WaveField.from_record([0.0, 1.0], [0.0, 1.0])
