@@ -65,15 +65,25 @@ class Output:
 
     Parameters
     ----------
-    units, long_name
-        CF attributes of the variable.
+    units
+        CF ``units`` of the variable, a UDUNITS-2 string (``"m s-1"``, ``"N m"``, ``"1"``
+        when dimensionless); of its translational DOFs when ``rotational_units`` is given.
+    long_name
+        CF ``long_name`` of the variable.
     dims
-        Extra dimensions after ``(time, <entity>)``, e.g. ``("xyz",)``.
+        Extra dimensions after ``(time, <type>_element)``, e.g. ``("xyz",)``.
+    rotational_units
+        For an output over ``dof`` whose rotational DOFs (``rx ry rz``) are in other
+        units than its translational ones (``N m`` beside ``N``): their units. The
+        variable's ``units`` attribute is then ``"1"`` and the coordinate
+        ``<name>_units`` gives the unit of each DOF (no single unit is true of the
+        whole array).
     """
 
     units: str
     long_name: str
     dims: tuple[str, ...] = ()
+    rotational_units: str | None = None
 
 
 class ForceKernels(NamedTuple):
@@ -117,7 +127,8 @@ class ForceType:
     parameters : dict[str, Param]
         Declared parameters of one element.
     outputs : dict[str, Output]
-        Extra variables, named with the type name as prefix.
+        Extra variables, named with the type name as prefix, written over the type's
+        own elements (the dimension ``<name>_element``).
     description : str
         One line for ``frylinks plugins`` and the docs.
     memory : tuple of str

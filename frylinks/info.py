@@ -24,7 +24,13 @@ OPEN_RETRY_SECONDS = 5.0
 #: Dimension of a load-case sweep (``frylinks sweep``): one Dataset, one entry per case.
 CASE_DIM = "case"
 #: Dimensions whose labels are the fixed vocabulary of DESIGN §4, not model names.
-FIXED_DIMS = ("time", "xyz", "quat", "dof")
+FIXED_DIMS = ("time", "xyz", "quat", "dof", "rpy")
+#: Suffix of the coordinate that gives the units of each DOF of a variable over ``dof``
+#: whose DOFs differ in units (``link_displacement_units``: m for tx, rad for rx).
+UNITS_SUFFIX = "_units"
+#: Suffix of the dimension of a force type's own elements, over which its outputs are
+#: written (``radiation_element``).
+ELEMENT_SUFFIX = "_element"
 #: At most this many names are listed on one line of :func:`describe`.
 MAX_NAMES = 10
 #: Status of a load case of a sweep that ran to its end (its ``status`` variable).
@@ -387,12 +393,23 @@ def _number(value: Any) -> str:
 
 def _table(ds: xr.Dataset) -> list[str]:
     header = ("variable", "dims", "units", "long_name")
-    rows = [(str(name), ", ".join(str(d) for d in var.dims), str(var.attrs.get("units", "")),
+    rows = [(str(name), ", ".join(str(d) for d in var.dims), units_text(ds, str(name)),
              str(var.attrs.get("long_name", "")))
             for name, var in ds.data_vars.items()]
     if not rows:
         return ["no data variables"]
     return _aligned([header, *rows])
+
+
+def units_text(ds: xr.Dataset, name: str) -> str:
+    """The units of variable ``name`` as a reader wants them: its ``units`` attribute, or
+    for a variable whose DOFs differ in units, each distinct unit of its coordinate
+    ``<name>_units`` (``m, rad per dof``)."""
+    per_dof = ds.coords.get(f"{name}{UNITS_SUFFIX}")
+    if per_dof is None:
+        return str(ds[name].attrs.get("units", ""))
+    distinct = dict.fromkeys(str(u) for u in np.atleast_1d(per_dof.values))
+    return f"{', '.join(distinct)} per dof"
 
 
 def _aligned(rows: Iterable[tuple[str, ...]]) -> list[str]:

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import checkpoint as ckpt_io
 from .errors import FrylinksError
-from .results import Variable, coordinates, variables
+from .results import UNITS_SUFFIX, Variable, coordinates, unit_coordinates, variables
 
 if TYPE_CHECKING:
     from .checkpoint import Checkpoint
@@ -213,7 +213,9 @@ def define_results(ds: netCDF4.Dataset, coords: Mapping[str, Any],
     Notes
     -----
     Variables are zlib-compressed (level 4) and chunked along ``time`` (one case per
-    chunk), with their ``units`` and ``long_name``.
+    chunk), with their ``units`` and ``long_name``; a variable over ``dof`` with mixed
+    units names its per-DOF units coordinate in its ``coordinates`` attribute
+    (:func:`frylinks.results.unit_coordinates`).
     """
     ds.setncatts({k: _attribute(v) for k, v in attrs.items()})
     ds.createDimension("time", nb_times)
@@ -230,6 +232,10 @@ def define_results(ds: netCDF4.Dataset, coords: Mapping[str, Any],
     t = ds.createVariable("time", "f8", ("time",), zlib=True, complevel=4,
                           chunksizes=(max(1, min(CHUNK_RECORDS, nb_times or CHUNK_RECORDS)),))
     t.setncatts({"units": "s", "long_name": "time"})
+    for name, (dims, labels, labels_attrs) in unit_coordinates(dict(variables)).items():
+        var = ds.createVariable(name, str, (dims,))
+        var[:] = np.array(labels, dtype=object)
+        var.setncatts(labels_attrs)
     for name, meta in variables.items():
         shape = tuple(len(coords[d]) for d in meta.dims[1:])
         record = 8 * max(1, int(np.prod(shape)))
@@ -241,6 +247,9 @@ def define_results(ds: netCDF4.Dataset, coords: Mapping[str, Any],
         var = ds.createVariable(name, "f8", (*lead, *meta.dims), zlib=True, complevel=4,
                                 chunksizes=chunks, fill_value=np.nan if lead else None)
         var.setncatts({"units": meta.units, "long_name": meta.long_name})
+        if meta.dof_units is not None:
+            # CF: the units of each DOF are an auxiliary coordinate of this variable
+            var.setncattr("coordinates", f"{name}{UNITS_SUFFIX}")
 
 
 def _part(path: Path) -> Path:

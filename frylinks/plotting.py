@@ -26,6 +26,8 @@ from .errors import FrylinksError
 from .info import (
     CASE_DIM,
     COMPLETED,
+    ELEMENT_SUFFIX,
+    UNITS_SUFFIX,
     case_statuses,
     open_results,
     status_counts,
@@ -665,6 +667,12 @@ def _selectable(results: xr.Dataset, da: xr.DataArray, variable: str, key: str
                             f"on one of {', '.join(_dims(da)) or 'none'}")
     if key in da.dims:
         return key, list(np.asarray(da[key].values))
+    if key == "force":
+        # a force type's outputs run over its own elements (<type>_element), which are
+        # force elements too: force=NAME picks one of them
+        own = [str(d) for d in da.dims if str(d).endswith(ELEMENT_SUFFIX)]
+        if len(own) == 1:
+            return own[0], list(np.asarray(da[own[0]].values))
     coord = results.coords.get(key)
     # a coordinate along one of the variable's dims (a swept parameter along case)
     if coord is not None and coord.ndim == 1 and coord.dims[0] in da.dims \
@@ -756,7 +764,7 @@ def _coord_label(da: xr.DataArray, name: str) -> str:
 
 def _ylabel(da: xr.DataArray, variable: str) -> str:
     long_name = str(da.attrs.get("long_name", "")) or variable
-    units = _units(da)
+    units = _units(da, variable)
     # DESIGN §4 long names can run to a sentence: wrap rather than clip them, and keep
     # the units in one piece
     lines = textwrap.wrap(long_name, YLABEL_WIDTH) or [variable]
@@ -768,15 +776,28 @@ def _ylabel(da: xr.DataArray, variable: str) -> str:
     return "\n".join(lines)
 
 
-def _units(da: xr.DataArray) -> str:
-    """Units of ``da``; ``m or rad`` style units resolved when all selected DOFs agree."""
+def _units(da: xr.DataArray, variable: str) -> str:
+    """Units of ``da``: of the DOFs selected, for a variable whose DOFs differ in units
+    (its coordinate ``<variable>_units``; ``m or rad`` in files written before it)."""
     units = str(da.attrs.get("units", ""))
+    per_dof = da.coords.get(f"{variable}{UNITS_SUFFIX}")
+    if per_dof is not None:
+        dofs = [str(d) for d in np.atleast_1d(da.coords["dof"].values)] \
+            if "dof" in da.coords else []
+        names = [str(u) for u in np.atleast_1d(per_dof.values)]
+        groups: dict[str, list[str]] = {}
+        for dof, name in zip(dofs or [""] * len(names), names, strict=True):
+            groups.setdefault(name, []).append(dof)
+        if len(groups) == 1:
+            units = next(iter(groups))
+        else:  # several DOFs of different units on one axis: say which is which
+            units = "; ".join(f"{' '.join(d)}: {u}" for u, d in groups.items())
     parts = units.split(" or ")
     if len(parts) == 2 and "dof" in da.coords:
-        dofs = {str(d) for d in np.atleast_1d(da.coords["dof"].values)}
-        if dofs <= set(_TRANSLATIONS):
+        dofs_kept = {str(d) for d in np.atleast_1d(da.coords["dof"].values)}
+        if dofs_kept <= set(_TRANSLATIONS):
             units = parts[0]
-        elif dofs <= set(_ROTATIONS):
+        elif dofs_kept <= set(_ROTATIONS):
             units = parts[1]
     return "-" if units == "1" else units
 

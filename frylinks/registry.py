@@ -147,6 +147,10 @@ def _validate(info: TypeInfo, base: type) -> None:
         if any(d not in accepted for d in o.dims):
             raise PluginError(f"{where}: output '{oname}' dims {o.dims}; accepted extra dims: "
                               f"{', '.join(accepted)}")
+        if o.rotational_units is not None and not (isinstance(o.rotational_units, str)
+                                                   and "dof" in o.dims):
+            raise PluginError(f"{where}: output '{oname}' declares rotational_units; they "
+                              "are a string, and only for an output over 'dof'")
     for pname, p in getattr(info.cls, "parameters", {}).items():
         if not isinstance(p, Param):
             raise PluginError(f"{where}: parameter '{pname}' is not a frylinks.params.Param")

@@ -3,6 +3,11 @@
 Sampling (what the step loop hands over every ``output.every`` steps) and writing
 (memory, netCDF) are separate: :class:`Sampler` turns a state into a dict of arrays,
 sinks store them.
+
+Every ``units`` attribute is a UDUNITS-2 string (what CF readers parse). A variable over
+``dof`` mixes translations and rotations (m and rad, N and N m): no single unit is true
+of the whole array, so its ``units`` is ``"1"`` and a coordinate along ``dof``,
+``<variable>_units``, gives the unit of each DOF (:func:`unit_coordinates`).
 """
 
 from __future__ import annotations
@@ -15,19 +20,55 @@ import xarray as xr
 
 from .engine import Model, State, body_states, evaluate, force_outputs, link_outputs
 from .engine.compose import compiled_step
+from .errors import ModelError
 from .forces import ForceContext
+from .info import ELEMENT_SUFFIX, UNITS_SUFFIX
 from .kinematics import node_frames
 from .links import DOFS
-from .rotations import cross
+from .rotations import cross, quat_to_roll_pitch_yaw
 
 
 @dataclass(frozen=True)
 class Variable:
-    """Metadata of one result variable."""
+    """Metadata of one result variable.
+
+    Attributes
+    ----------
+    dims
+        Dimensions, ``time`` first.
+    units
+        The CF ``units`` attribute (UDUNITS-2): ``"1"`` for a variable over ``dof`` whose
+        translational and rotational DOFs differ in units.
+    long_name
+        The CF ``long_name`` attribute.
+    dof_units
+        For a variable over ``dof`` with mixed units, the unit of each DOF (``tx`` ...
+        ``rz``), written as the coordinate ``<name>_units``; None otherwise.
+    """
 
     dims: tuple[str, ...]
     units: str
     long_name: str
+    dof_units: tuple[str, ...] | None = None
+
+
+#: ``units`` of a variable whose DOFs differ in units (each DOF's in ``<name>_units``).
+MIXED_UNITS = "1"
+
+
+def per_dof(units: str, rotational_units: str | None, dims: tuple[str, ...]
+            ) -> tuple[str, tuple[str, ...] | None]:
+    """``units`` and ``dof_units`` of a variable over ``dims`` whose translational DOFs
+    are in ``units`` and rotational DOFs in ``rotational_units`` (None: the same)."""
+    if "dof" not in dims or rotational_units is None or rotational_units == units:
+        return units, None
+    return MIXED_UNITS, tuple(units if d[0] == "t" else rotational_units for d in DOFS)
+
+
+def _mixed(dims: tuple[str, ...], units: str, rotational_units: str, long_name: str
+           ) -> Variable:
+    attr, dof_units = per_dof(units, rotational_units, dims)
+    return Variable(dims, attr, long_name, dof_units)
 
 
 #: Every variable the core writes (DESIGN §4). Plugins declare theirs beside their types.
@@ -35,6 +76,11 @@ VARIABLES: dict[str, Variable] = {
     "body_position": Variable(("time", "body", "xyz"), "m", "position of the body COG, world axes"),
     "body_orientation": Variable(("time", "body", "quat"), "1",
                                  "unit quaternion body axes to world axes"),
+    "body_attitude": Variable(
+        ("time", "body", "rpy"), "degree",
+        "roll, pitch and yaw of the body: intrinsic z-y'-x'' Euler angles of the rotation "
+        "body axes to world axes (yaw about world z, then pitch about the turned y, then "
+        "roll about body x); roll and yaw in [-180, 180], pitch in [-90, 90]"),
     "body_velocity": Variable(("time", "body", "xyz"), "m s-1",
                               "velocity of the body COG, world axes"),
     "body_angular_velocity": Variable(("time", "body", "xyz"), "rad s-1",
@@ -43,20 +89,20 @@ VARIABLES: dict[str, Variable] = {
                                   "acceleration of the body COG, world axes"),
     "body_angular_acceleration": Variable(("time", "body", "xyz"), "rad s-2",
                                           "angular acceleration of the body, world axes"),
-    "link_displacement": Variable(
-        ("time", "link", "dof"), "m or rad",
+    "link_displacement": _mixed(
+        ("time", "link", "dof"), "m", "rad",
         "slave node relative to master node, master-node axes (tx ty tz in m; rx ry rz in rad: "
         "unwrapped angle of a single free rotation, otherwise the rotation vector)"),
-    "link_velocity": Variable(
-        ("time", "link", "dof"), "m s-1 or rad s-1",
+    "link_velocity": _mixed(
+        ("time", "link", "dof"), "m s-1", "rad s-1",
         "relative velocity and angular velocity of the slave node, master-node axes"),
     "link_reaction_force": Variable(
         ("time", "link", "xyz"), "N", "constraint force on the slave body, master-node axes"),
     "link_reaction_torque": Variable(
         ("time", "link", "xyz"), "N m",
         "constraint torque on the slave body about the slave node, master-node axes"),
-    "link_spring_force": Variable(
-        ("time", "link", "dof"), "N or N m",
+    "link_spring_force": _mixed(
+        ("time", "link", "dof"), "N", "N m",
         "link spring-damper generalised force on the free DOFs (on the slave body)"),
     "link_power": Variable(("time", "link"), "W",
                            "power absorbed by the link spring-damper (PTO power)"),
@@ -67,23 +113,49 @@ VARIABLES: dict[str, Variable] = {
         "torque of the element on its first body about its attachment node, world axes"),
 }
 
-COORDS = {"xyz": ["x", "y", "z"], "quat": ["w", "x", "y", "z"], "dof": list(DOFS)}
+COORDS = {"xyz": ["x", "y", "z"], "quat": ["w", "x", "y", "z"], "dof": list(DOFS),
+          "rpy": ["roll", "pitch", "yaw"]}
+
+
+def element_dim(type_name: str) -> str:
+    """The dimension of a force type's own elements, over which its outputs are written
+    (``radiation`` -> ``radiation_element``; its labels are the elements' names)."""
+    return f"{type_name}{ELEMENT_SUFFIX}"
 
 
 def variables(model: Model) -> dict[str, Variable]:
-    """The core variables plus every output declared by the model's force types.
+    """The core variables plus every output declared by the model's force types and
+    settings.
 
-    A force type's output ``name`` has dims ``(time, force, *dims)``; elements of other
-    types hold NaN there.
+    A force type's output has dims ``(time, <type>_element, *dims)``: it is written over
+    the elements of its own type only (:func:`element_dim`), so a model of many types
+    stores no padding for the elements of the others.
     """
     out = dict(VARIABLES)
     for blk in model.force_blocks:
         for name, o in blk.kind.outputs.items():
-            out[name] = Variable(("time", "force", *o.dims), o.units, o.long_name)
+            dims = ("time", element_dim(blk.kind.name), *o.dims)
+            units, dof_units = per_dof(o.units, o.rotational_units, dims)
+            out[name] = Variable(dims, units, o.long_name, dof_units)
     for setting in _reporting_settings(model):
         for name, o in setting.outputs.items():
             out[name] = Variable(("time", *o.dims), o.units, o.long_name)
     return out
+
+
+def unit_coordinates(variables: dict[str, Variable]) -> dict[str, tuple[Any, ...]]:
+    """The per-DOF units coordinates of the variables with mixed units.
+
+    Returns
+    -------
+    dict
+        ``<variable>_units`` -> ``("dof", units of tx ... rz, attributes)``, as xarray
+        takes a coordinate. A selection keeps the units of the DOFs it keeps:
+        ``ds.link_displacement.sel(dof="rz").link_displacement_units`` is ``"rad"``.
+    """
+    return {f"{name}{UNITS_SUFFIX}": ("dof", list(var.dof_units),
+                                      {"long_name": f"units of each DOF of {name}"})
+            for name, var in variables.items() if var.dof_units is not None}
 
 
 def _reporting_settings(model: Model) -> list[Any]:
@@ -111,22 +183,14 @@ class Sampler:
         if step is not None:
             return self._compiled(s, step)
         ev = evaluate(self.model, s)
-        out = {
-            "body_position": s.x.copy(),
-            "body_orientation": s.q / np.linalg.norm(s.q, axis=1, keepdims=True),
-            "body_velocity": s.v.copy(),
-            "body_angular_velocity": s.w.copy(),
-            "body_acceleration": ev.udot[:, :3].copy(),
-            "body_angular_acceleration": ev.udot[:, 3:].copy(),
-        }
+        out = _body_values(s, ev.udot)
         out.update(link_outputs(self.model, ev))
         out.update(force_outputs(self.model, ev))
-        nf = len(self.model.force_names)
         for blk, frames in zip(self.model.force_blocks, ev.force_frames, strict=True):
             if not blk.kind.outputs:
                 continue
             ev.force_ctx.states = s.z[blk.states]
-            _place(out, blk, blk.kind.output_values(frames, ev.force_ctx), nf)
+            _place(out, blk, blk.kind.output_values(frames, ev.force_ctx))
         for setting in self.settings:
             out.update(setting.output_values(s.t))
         return out
@@ -137,13 +201,8 @@ class Sampler:
         variables; plugin outputs from their types' Python methods)."""
         model = self.model
         udot, links, forces, _ = step.outputs(s)
-        out = {
-            "body_position": s.x.copy(),
-            "body_orientation": s.q / np.linalg.norm(s.q, axis=1, keepdims=True),
-            "body_velocity": s.v.copy(),
-            "body_angular_velocity": s.w.copy(),
-            "body_acceleration": udot[:, :3].copy(),
-            "body_angular_acceleration": udot[:, 3:].copy(),
+        out = _body_values(s, udot)
+        out.update({
             "link_displacement": links[:, 0:6],
             "link_velocity": links[:, 6:12],
             "link_reaction_force": links[:, 12:15],
@@ -152,8 +211,7 @@ class Sampler:
             "link_power": links[:, 24],
             "force_force": forces[:, :3],
             "force_torque": forces[:, 3:],
-        }
-        nf = len(model.force_names)
+        })
         b = None
         signals = model.signals.evaluate(s.t, 0) if model.signals.nb_slots else np.zeros(0)
         for blk in model.force_blocks:
@@ -170,29 +228,55 @@ class Sampler:
             if blk.kind.outputs:
                 ctx = ForceContext(s.t, signals, model.gravity, model.settings,
                                    states=s.z[blk.states])
-                _place(out, blk, blk.kind.output_values(frames, ctx), nf)
+                _place(out, blk, blk.kind.output_values(frames, ctx))
         for setting in self.settings:
             out.update(setting.output_values(s.t))
         return out
 
 
-def _place(out: dict[str, np.ndarray], blk: Any, values: dict[str, np.ndarray], nf: int
-           ) -> None:
-    """A force block's plugin outputs into the model's arrays (NaN for other types)."""
-    for name, o in blk.kind.outputs.items():
-        full = out.get(name)
-        if full is None:
-            shape = tuple(len(COORDS[d]) for d in o.dims)
-            full = out[name] = np.full((nf, *shape), np.nan)
-        full[blk.index] = values[name]
+def _body_values(s: State, udot: np.ndarray) -> dict[str, np.ndarray]:
+    """The body variables at state ``s`` with accelerations ``udot`` ``(nb, 6)``."""
+    q = s.q / np.linalg.norm(s.q, axis=1, keepdims=True)
+    return {
+        "body_position": s.x.copy(),
+        "body_orientation": q,
+        "body_attitude": np.degrees(quat_to_roll_pitch_yaw(q)),
+        "body_velocity": s.v.copy(),
+        "body_angular_velocity": s.w.copy(),
+        "body_acceleration": udot[:, :3].copy(),
+        "body_angular_acceleration": udot[:, 3:].copy(),
+    }
+
+
+def _place(out: dict[str, np.ndarray], blk: Any, values: dict[str, np.ndarray]) -> None:
+    """A force block's plugin outputs, over the block's own elements."""
+    for name in blk.kind.outputs:
+        out[name] = np.asarray(values[name], dtype=float)
 
 
 def coordinates(model: Model) -> dict[str, Any]:
-    """Name coordinates of a model's results."""
+    """Name coordinates of a model's results: dimension -> labels.
+
+    Raises
+    ------
+    ModelError
+        If a force type's element dimension (``<type>_element``) is also a dimension of
+        a setting or the name of an output: the file could not hold both.
+    """
     coords: dict[str, Any] = {"body": model.body_names, "link": model.link_names,
                               "force": model.force_names, **COORDS}
     for setting in _reporting_settings(model):
         coords.update(setting.coordinates())
+    outputs = {name for blk in model.force_blocks for name in blk.kind.outputs}
+    for blk in model.force_blocks:
+        if not blk.kind.outputs:
+            continue
+        dim = element_dim(blk.kind.name)
+        if dim in coords or dim in outputs:
+            raise ModelError(f"force type '{blk.kind.name}' writes its outputs over the "
+                             f"dimension '{dim}', which is already the name of a "
+                             "dimension or variable of the results")
+        coords[dim] = list(blk.names)
     return coords
 
 
@@ -206,6 +290,7 @@ def to_dataset(model: Model, times: list[float], samples: list[dict[str, np.ndar
         data[name] = (var.dims, values, {"units": var.units, "long_name": var.long_name})
     ds = xr.Dataset(data, coords={"time": ("time", np.asarray(times, dtype=float),
                                            {"units": "s", "long_name": "time"}),
-                                  **coordinates(model)})
+                                  **coordinates(model),
+                                  **unit_coordinates(variables(model))})
     ds.attrs.update(attrs)
     return ds

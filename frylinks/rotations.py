@@ -235,6 +235,39 @@ def euler_to_quat(angles: ArrayLike, sequence: str) -> Array:
     return q
 
 
+#: Pitch within this angle of +-90 degrees [rad] is gimbal lock for
+#: :func:`quat_to_roll_pitch_yaw` (scipy's ``Rotation.as_euler`` uses the same bound).
+GIMBAL_LOCK = 1e-7
+
+
+def quat_to_roll_pitch_yaw(q: Array) -> Array:
+    """Roll, pitch and yaw [rad] of quaternions body -> world ``(..., 4) -> (..., 3)``.
+
+    The ship convention (ISO 19901 / SNAME, Fossen's zyx): intrinsic z-y'-x'' Euler
+    angles, ``R = Rz(yaw) Ry(pitch) Rx(roll)``: yaw about the world z axis, then pitch
+    about the once-turned y axis, then roll about the body x axis. Roll and yaw lie in
+    [-pi, pi], pitch in [-pi/2, pi/2] (the same angles as scipy's
+    ``Rotation.as_euler("ZYX")``, reversed).
+
+    At gimbal lock (pitch within :data:`GIMBAL_LOCK` of +-pi/2) only yaw - roll (pitch
+    up) or yaw + roll (pitch down) is defined: roll is set to 0 and yaw carries the
+    rotation about the vertical, as scipy does; the angles still give back the rotation.
+    """
+    m = quat_to_matrix(q)
+    # pitch from atan2 of its sine and cosine, both read off the matrix: asin(-m20)
+    # loses half the digits near +-90 deg, where a ship model may well be turned over
+    cos_pitch = np.hypot(m[..., 0, 0], m[..., 1, 0])
+    pitch = np.arctan2(-m[..., 2, 0], cos_pitch)
+    roll = np.arctan2(m[..., 2, 1], m[..., 2, 2])
+    yaw = np.arctan2(m[..., 1, 0], m[..., 0, 0])
+    lock = cos_pitch < np.sin(GIMBAL_LOCK)
+    if np.any(lock):
+        # R = Rz(yaw -+ roll) Ry(+-90): with roll = 0 the first two columns give yaw
+        roll = np.where(lock, 0.0, roll)
+        yaw = np.where(lock, np.arctan2(-m[..., 0, 1], m[..., 1, 1]), yaw)
+    return np.stack([roll, pitch, yaw], axis=-1)
+
+
 def rotate(r: Array, v: Array) -> Array:
     """Apply rotation matrices ``(..., 3, 3)`` to vectors ``(..., 3)``."""
     if r.ndim == 3 and v.ndim == 2 and len(r) <= SMALL:

@@ -30,7 +30,7 @@ import yaml
 from .errors import FrylinksError
 from .info import CASE_DIM
 from .netcdf import FLUSH_BYTES, FLUSH_COST_RATIO, FLUSH_SECONDS, create, define_results, replace
-from .results import Variable
+from .results import Variable, unit_coordinates
 
 PENDING = "pending"
 COMPLETED = "completed"
@@ -274,7 +274,7 @@ class SweepStore:
             "time": ("time", lay.times, {"units": "s", "long_name": "time"}),
             CASE_DIM: (CASE_DIM, np.arange(lay.nb_cases),
                        {"long_name": "load case number (from 0)"}),
-            **lay.coords}
+            **lay.coords, **unit_coordinates(lay.variables)}
         for key, values in lay.swept.items():
             coords[key] = (CASE_DIM, coordinate_values(values),
                            {"long_name": key, **({"units": lay.units[key]}

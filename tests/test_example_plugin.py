@@ -124,7 +124,8 @@ def test_system_with_both_types_gives_the_exact_decay(example: ModuleType) -> No
     np.testing.assert_allclose(ds.link_reaction_force.sel(link="rail"),
                                np.tile([0.0, 0.0, m * g], (len(t), 1)), atol=1e-7)
     np.testing.assert_allclose(ds.force_force.sel(force="drag", xyz="x"), -c * v, atol=1e-9)
-    np.testing.assert_allclose(ds.linear_drag_power.sel(force="drag"), c * v**2, atol=1e-9)
+    np.testing.assert_allclose(ds.linear_drag_power.sel(linear_drag_element="drag"), c * v**2,
+                               atol=1e-9)
     assert ds.linear_drag_power.attrs["units"] == "W"
 
 

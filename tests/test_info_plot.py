@@ -122,7 +122,10 @@ def test_describe_a_completed_run(results: Path) -> None:
     units_column = table[0].index("units")
     for name, meta in VARIABLES.items():
         row = rows[name]
-        assert row[units_column:].startswith(meta.units + " ")
+        # a variable whose DOFs differ in units shows each ("m, rad per dof")
+        shown = meta.units if meta.dof_units is None else \
+            f"{', '.join(dict.fromkeys(meta.dof_units))} per dof"
+        assert row[units_column:].startswith(shown + " ")
         assert ", ".join(meta.dims) in row
         assert row.endswith(meta.long_name)
 
@@ -268,7 +271,9 @@ def test_figure_labels_carry_units(results: Path) -> None:
 
 
 def test_one_dof_gets_its_own_units(results: Path) -> None:
-    """``link_displacement`` is in ``m or rad``: a selected rotation is in rad."""
+    """``link_displacement`` is in m (tx ty tz) and rad (rx ry rz), as its coordinate
+    ``link_displacement_units`` says: a selected rotation is in rad, several DOFs of
+    different units are each labelled."""
     with open_results(results) as ds:
         rz = make_figure(ds, "link_displacement", {"dof": "rz"}).axes[0]
         tz = make_figure(ds, "link_displacement", {"dof": "tz", "link": "hinge"}).axes[0]
@@ -276,7 +281,7 @@ def test_one_dof_gets_its_own_units(results: Path) -> None:
         quat = make_figure(ds, "body_orientation").axes[0]
     assert rz.get_ylabel().endswith("[rad]")
     assert tz.get_ylabel().endswith("[m]")
-    assert both.get_ylabel().endswith("[m or rad]")
+    assert both.get_ylabel().endswith("[rz: rad; tz: m]")
     assert [line.get_label() for line in both.get_lines()] == ["hinge, rz", "hinge, tz"]
     assert quat.get_ylabel().endswith("[-]")  # units "1"
     # the swing: a 1 m pendulum released at 36.87 degrees turns about the pivot

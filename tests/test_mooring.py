@@ -124,12 +124,13 @@ def test_case_file_runs_with_outputs_and_units(case_run: tuple[Path, xr.Dataset]
                             ("catenary_line_anchor_tension", "N"),
                             ("catenary_line_horizontal_tension", "N"),
                             ("catenary_line_laid_length", "m")]:
-            assert f[name].dims == ("time", "force")
+            assert f[name].dims == ("time", "catenary_line_element")
             assert f[name].attrs["units"] == units and f[name].attrs["long_name"]
-        tension = f.catenary_line_tension.sel(force=["chain0", "chain1", "chain2"]).values
+        # over the catenary lines only: the hawser (another type) is not padded with NaN
+        assert list(f.catenary_line_element.values) == ["chain0", "chain1", "chain2"]
+        tension = f.catenary_line_tension.values
         assert np.isfinite(tension).all() and tension.min() > 1.0e4
-        assert np.isnan(f.catenary_line_tension.sel(force="hawser")).all()
-        laid = f.catenary_line_laid_length.sel(force="chain0").values
+        laid = f.catenary_line_laid_length.sel(catenary_line_element="chain0").values
         assert (laid > 0).all() and (laid < 420.0).all()
 
 
@@ -169,8 +170,8 @@ def test_catenary_wrench_from_the_results(case_run: tuple[Path, xr.Dataset]) -> 
         for var, value in [("tension", sol.tension), ("anchor_tension", sol.anchor_tension),
                            ("horizontal_tension", sol.horizontal),
                            ("laid_length", sol.laid_length)]:
-            np.testing.assert_allclose(ds[f"catenary_line_{var}"].sel(force=name).values,
-                                       value, rtol=1e-9, err_msg=var)
+            got = ds[f"catenary_line_{var}"].sel(catenary_line_element=name).values
+            np.testing.assert_allclose(got, value, rtol=1e-9, err_msg=var)
 
 
 def test_mooring_matrix_wrench_from_the_results(case_run: tuple[Path, xr.Dataset]) -> None:
@@ -295,7 +296,8 @@ def test_memory_is_declared_and_checkpointed(case_run: tuple[Path, xr.Dataset]) 
     assert saved["tensions"].shape == (3, 2) and (saved["tensions"] > 0).all()
     np.testing.assert_array_equal(saved["reference_position"], [[0.0, 0.0, -1.0]])
     np.testing.assert_array_equal(saved["reference_orientation"], [[1.0, 0.0, 0.0, 0.0]])
-    last = ds.catenary_line_horizontal_tension.sel(force=["chain0", "chain1", "chain2"])
+    last = ds.catenary_line_horizontal_tension.sel(
+        catenary_line_element=["chain0", "chain1", "chain2"])
     np.testing.assert_allclose(saved["tensions"][:, 0], last.values[-1], rtol=1e-2)
 
 

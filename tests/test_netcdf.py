@@ -49,7 +49,7 @@ def test_streamed_file_equals_returned_dataset(tmp_path: Path) -> None:
     back = read(out)
     xr.testing.assert_allclose(back, ds, rtol=1e-15, atol=0)
     assert back.sizes == {"time": 16, "body": 1, "link": 1, "force": 1, "xyz": 3, "quat": 4,
-                          "dof": 6}
+                          "dof": 6, "rpy": 3}
     assert float(np.abs(back.force_force.sel(xyz="x")).max()) > 0.5  # the sine is there
     for name, var in VARIABLES.items():
         assert back[name].dims == var.dims
@@ -59,7 +59,9 @@ def test_streamed_file_equals_returned_dataset(tmp_path: Path) -> None:
     assert back.time.dtype == np.float64  # seconds, not decoded to timedeltas
     for dim, labels in {"body": ["bob"], "link": ["hinge"], "force": ["push"],
                         "xyz": ["x", "y", "z"], "quat": ["w", "x", "y", "z"],
-                        "dof": ["tx", "ty", "tz", "rx", "ry", "rz"]}.items():
+                        "dof": ["tx", "ty", "tz", "rx", "ry", "rz"],
+                        "rpy": ["roll", "pitch", "yaw"],
+                        "link_spring_force_units": ["N"] * 3 + ["N m"] * 3}.items():
         assert dim in back.coords and list(back[dim].values) == labels
     assert back.attrs["status"] == "completed"
     assert back.attrs["title"] == "pendulum-test"

@@ -41,11 +41,34 @@ class Drag(ForceType):
                 "test_drag_velocity": frames[0].v.copy()}
 
 
+class Spin(ForceType):
+    """A second type with outputs: a torque -c w on a body, and its wrench over ``dof``
+    (force in N, torque in N m: mixed units)."""
+
+    name = "test_spin"
+    attachments = ("body",)
+    parameters = {"body": Param("body", "", "body"),
+                  "coefficient": Param("float", "N m s rad-1", "damping")}
+    outputs = {"test_spin_wrench": Output("N", "wrench on the body", ("dof",), "N m")}
+
+    def __init__(self, instances, signal_specs):  # type: ignore[no-untyped-def]
+        super().__init__(instances, signal_specs)
+        self.c = np.array([p["coefficient"] for p in instances])
+
+    def evaluate(self, frames, ctx):  # type: ignore[no-untyped-def]
+        t = -self.c[:, None] * frames[0].w
+        return np.zeros_like(t)[:, None, :], t[:, None, :]
+
+    def output_values(self, frames, ctx):  # type: ignore[no-untyped-def]
+        return {"test_spin_wrench": np.hstack([np.zeros_like(frames[0].w),
+                                               -self.c[:, None] * frames[0].w])}
+
+
 class Plugin:
     @staticmethod
     @frylinks.hookimpl
     def frylinks_force_types() -> list[type]:
-        return [Drag]
+        return [Drag, Spin]
 
 
 def registry() -> Registry:
@@ -58,20 +81,78 @@ def registry() -> Registry:
 
 
 def test_outputs_in_dataset_and_file(tmp_path: Path) -> None:
-    """Declared outputs appear with units, exact values, and NaN for other types."""
+    """Declared outputs appear with units and exact values, each type's over its own
+    elements only (no NaN padding over the elements of other types)."""
     s = frylinks.System(gravity=[0, 0, 0], registry=registry())
-    s.add_body("b", mass=2.0, inertia=[1, 1, 1], velocity=[3.0, 0, 0])
+    s.add_body("b", mass=2.0, inertia=[1, 1, 1], velocity=[3.0, 0, 0],
+               angular_velocity=[0, 0, 1.0])
     s.add_force("push", "world_force", node="b", force=[0.0, 0.0, 0.0])
     s.add_force("drag", "test_drag", node="b", coefficient=4.0)
+    s.add_force("spin1", "test_spin", body="b", coefficient=0.5)
+    s.add_force("spin2", "test_spin", body="b", coefficient=0.25)
     ds = s.run(t_end=0.5, dt=1e-3, every=100, output=tmp_path / "r.nc")
-    speed = ds.test_drag_speed.sel(force="drag").values
+    speed = ds.test_drag_speed.sel(test_drag_element="drag").values
     np.testing.assert_allclose(speed, 3.0 * np.exp(-2.0 * ds.time.values), rtol=1e-10)
-    assert np.isnan(ds.test_drag_speed.sel(force="push")).all()
-    assert ds.test_drag_velocity.dims == ("time", "force", "xyz")
+    assert ds.test_drag_speed.dims == ("time", "test_drag_element")
+    assert ds.test_drag_velocity.dims == ("time", "test_drag_element", "xyz")
+    assert ds.test_spin_wrench.dims == ("time", "test_spin_element", "dof")
+    assert list(ds.test_spin_element.values) == ["spin1", "spin2"]
+    assert list(ds.force.values) == ["push", "drag", "spin1", "spin2"]
+    assert not any(np.isnan(ds[v]).any() for v in ds.data_vars)
+    wz = ds.body_angular_velocity.sel(body="b", xyz="z").values
+    np.testing.assert_allclose(ds.test_spin_wrench.sel(test_spin_element="spin2", dof="rz"),
+                               -0.25 * wz, rtol=1e-12)
     assert ds.test_drag_speed.attrs["units"] == "m s-1"
+    # mixed units: "1" on the array, the unit of each DOF as a coordinate
+    assert ds.test_spin_wrench.attrs["units"] == "1"
+    assert list(ds.test_spin_wrench_units.values) == ["N"] * 3 + ["N m"] * 3
+    assert str(ds.test_spin_wrench.sel(dof="rx").test_spin_wrench_units.values) == "N m"
     with xr.open_dataset(tmp_path / "r.nc") as f:
         xr.testing.assert_allclose(f.test_drag_velocity.load(), ds.test_drag_velocity)
+        xr.testing.assert_identical(f.test_spin_wrench.load(), ds.test_spin_wrench)
         assert f.test_drag_speed.attrs["long_name"] == "speed of the node"
+        assert "test_spin_wrench_units" in f.coords
+
+
+def test_element_dimension_clash_is_an_error() -> None:
+    """A type whose element dimension is already a variable's name cannot be written."""
+    from frylinks.engine import assemble
+    from frylinks.errors import ModelError
+    from frylinks.results import coordinates
+
+    class Clash(Drag):
+        name = "test_clash"
+        outputs = {"test_clash_element": Output("m", "a variable named like a dimension")}
+
+    class ClashPlugin:
+        @staticmethod
+        @frylinks.hookimpl
+        def frylinks_force_types() -> list[type]:
+            return [Clash]
+
+    reg = registry()
+    reg.register(ClashPlugin, name="clash", distribution="test")
+    s = frylinks.System(gravity=[0, 0, 0], registry=reg)
+    s.add_body("b", mass=1.0, inertia=[1, 1, 1])
+    s.add_force("c", "test_clash", node="b", coefficient=1.0)
+    with pytest.raises(ModelError, match="'test_clash_element'"):
+        coordinates(assemble(s))
+
+
+def test_rotational_units_only_over_dof() -> None:
+    """rotational_units on an output without a dof dimension is refused at registration."""
+    class Odd(Drag):
+        name = "odd_drag"
+        outputs = {"odd_drag_speed": Output("m s-1", "speed", (), "rad s-1")}
+
+    class OddPlugin:
+        @staticmethod
+        @frylinks.hookimpl
+        def frylinks_force_types() -> list[type]:
+            return [Odd]
+
+    with pytest.raises(PluginError, match="only for an output over 'dof'"):
+        Registry(autoload=False).register(OddPlugin, name="odd", distribution="test")
 
 
 def test_undeclared_prefix_is_refused() -> None:

@@ -174,4 +174,5 @@ def test_checkpoint_is_hidden_from_xarray_and_holds_the_last_state(tmp_path: Pat
         # the sampled angle, which is what unwrapping needs
         ref = grp["memory:0.angle_ref"][:]
         np.testing.assert_allclose(
-            ref, ds.torsional_spring_damper_angle.sel(force="brake").values[-1], atol=0.01)
+            ref, ds.torsional_spring_damper_angle.sel(
+                torsional_spring_damper_element="brake").values[-1], atol=0.01)

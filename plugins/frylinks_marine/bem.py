@@ -159,7 +159,7 @@ class Radiation(RadiationMemory, DatasetForce):
                                "of each impulse-response entry", default=0.02, positive=True),
     }
     outputs = {"radiation_memory_force": Output(
-        "N or N m", "convolution (memory) part of the radiation force on the DOFs", ("dof",))}
+        "N", "convolution (memory) part of the radiation force on the DOFs", ("dof",), "N m")}
     description = "Cummins radiation force (A_inf + state-space convolution) from Capytaine"
 
     def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:

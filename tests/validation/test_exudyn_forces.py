@@ -97,7 +97,7 @@ def test_mini_example_static_equilibrium(rail_axes: bool, record_property: Calla
     err = float(np.abs(xs - x_eq).max())
     record_property("max_static_error_m", err)
     assert err < 1e-15
-    f = ds.linear_spring_damper_force.sel(force="spring").values
+    f = ds.linear_spring_damper_force.sel(linear_spring_damper_element="spring").values
     assert float(np.abs(f - F).max()) < 1e-12
 
 
@@ -106,7 +106,7 @@ def test_inactive_spring_lets_the_body_go() -> None:
     t = ds.time.values
     xs = ds.body_position.sel(body="body", xyz="x").values
     assert float(np.abs(xs - F * t**2 / 2).max()) < 1e-14
-    assert not ds.linear_spring_damper_force.sel(force="spring").values.any()
+    assert not ds.linear_spring_damper_force.sel(linear_spring_damper_element="spring").values.any()
 
 
 # -- cubic user function -----------------------------------------------------------------
@@ -166,7 +166,8 @@ def test_cubic_user_function_period_and_motion(record_property: Callable) -> Non
     assert eperiod < 1e-7
     assert ex < bound
     assert ee < 1e-8
-    assert float(np.abs(ds.linear_spring_damper_force.sel(force="spring").values
+    spring = ds.linear_spring_damper_force.sel(linear_spring_damper_element="spring").values
+    assert float(np.abs(spring
                         - (KC * x + 0.1 * KC * x**3)).max()) < 1e-9 * KC * A**3
 
 
@@ -217,9 +218,10 @@ def test_torsional_oscillator(spun: xr.Dataset, oscillator: Callable,
     p = ROTOR
     t = spun.time.values
     th, w, _ = oscillator(t, p["Izz"], p["k"], p["d"], p["k"] * p["rest"], p["th0"], p["w0"])
-    angle = spun.torsional_spring_damper_angle.sel(force="rotor").values
-    rate = spun.torsional_spring_damper_angular_velocity.sel(force="rotor").values
-    torque = spun.torsional_spring_damper_torque.sel(force="rotor").values
+    rotor = {"torsional_spring_damper_element": "rotor"}
+    angle = spun.torsional_spring_damper_angle.sel(rotor).values
+    rate = spun.torsional_spring_damper_angular_velocity.sel(rotor).values
+    torque = spun.torsional_spring_damper_torque.sel(rotor).values
     bound = rk4_bound(np.sqrt(p["k"] / p["Izz"]), 1.0, 1.0)
     ea, ew = float(np.abs(angle - th).max()), float(np.abs(rate - w).max())
     record_property("max_angle_error_rad", ea)
@@ -237,8 +239,9 @@ def test_torsional_spin_up_counts_turns(spun: xr.Dataset, record_property: Calla
     t = spun.time.values
     tau, w_inf = p["Izz"] / p["d"], -p["preload"] / p["d"]
     th = w_inf * (t - tau * (1.0 - np.exp(-t / tau)))
-    angle = spun.torsional_spring_damper_angle.sel(force="spinner").values
-    rate = spun.torsional_spring_damper_angular_velocity.sel(force="spinner").values
+    spinner = {"torsional_spring_damper_element": "spinner"}
+    angle = spun.torsional_spring_damper_angle.sel(spinner).values
+    rate = spun.torsional_spring_damper_angular_velocity.sel(spinner).values
     ea = float(np.abs(angle - th).max())
     record_property("max_angle_error_rad", ea)
     record_property("turns", float(angle[-1] / (2 * np.pi)))
@@ -272,7 +275,7 @@ def test_torsional_spring_is_conservative_with_swing(record_property: Callable) 
     rb = Rotation.from_quat(q[:, [1, 2, 3, 0]])
     w = ds.body_angular_velocity.sel(body="top").values
     iw = np.einsum("nij,jk,nlk->nil", rb.as_matrix(), inertia, rb.as_matrix())
-    angle = ds.torsional_spring_damper_angle.sel(force="spring").values
+    angle = ds.torsional_spring_damper_angle.sel(torsional_spring_damper_element="spring").values
     energy = 0.5 * np.einsum("ni,nij,nj->n", w, iw, w) + 0.5 * k * angle**2
     drift = float(np.abs(energy / energy[0] - 1.0).max())
     rel = master.inv() * rb
@@ -321,7 +324,7 @@ def test_torsional_spin_up_many_turns(record_property: Callable) -> None:
     t = ds.time.values
     tau, w_inf = p["Izz"] / p["d"], -p["preload"] / p["d"]
     th = w_inf * (t - tau * (1.0 - np.exp(-t / tau)))
-    angle = ds.torsional_spring_damper_angle.sel(force="spinner").values
+    angle = ds.torsional_spring_damper_angle.sel(torsional_spring_damper_element="spinner").values
     ea = float(np.abs(angle - th).max())
     record_property("max_angle_error_rad", ea)
     assert angle[-1] > 20 * 2 * np.pi

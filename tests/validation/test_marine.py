@@ -137,7 +137,7 @@ def test_iea_task10_sphere_decay_with_radiation_memory() -> None:
     period = float(up[1] - up[0])  # (the first half cycle is not yet the damped one)
     assert period == pytest.approx(4.35, abs=0.05)
     # without the memory the sphere would not lose energy: the radiation force did
-    memory = ds.radiation_memory_force.sel(force="rad", dof="tz").values
+    memory = ds.radiation_memory_force.sel(radiation_element="rad", dof="tz").values
     assert np.abs(memory).max() > 0.05 * K33
 
 
