@@ -300,7 +300,11 @@ def _units(system: Any, keys: Any) -> dict[str, str]:
             out[key] = "s"
         if param is not None and param.units and param.units != "1":
             out[key] = param.units
-    return out
+    # a parameter over translations and rotations documents its units as a list ("N m-1,
+    # N m rad-1", or "N m-1 or N m rad-1" for a spring-damper over mixed DOFs): no one
+    # unit is true of its values, and a units attribute must be one UDUNITS string
+    return {key: units for key, units in out.items()
+            if "," not in units and " or " not in units}
 
 
 def _store(plan: _Plan, output: str | Path | None, resume: bool) -> SweepStore:

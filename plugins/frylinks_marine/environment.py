@@ -42,7 +42,7 @@ from .waves import SPECTRA, WaveField
 
 Array = np.ndarray
 
-_HEADING = Param("float", "deg", "direction the waves travel towards, from +x about +z",
+_HEADING = Param("float", "degree", "direction the waves travel towards, from +x about +z",
                  default=0.0)
 _RAMP = Param("float", "s", "start-up ramp duration; 0 for none", default=0.0,
               minimum=0.0)
@@ -57,7 +57,7 @@ WAVES: dict[str, dict[str, Param]] = {
         "height": Param("float", "m", "wave height, crest to trough", minimum=0.0),
         "period": Param("float", "s", "wave period", positive=True),
         "heading_deg": _HEADING,
-        "phase_deg": Param("float", "deg", "phase of the elevation at the origin at t = 0 "
+        "phase_deg": Param("float", "degree", "phase of the elevation at the origin at t = 0 "
                            "(0: a crest)", default=0.0),
         "ramp": _RAMP,
         "ramp_shape": _RAMP_SHAPE,
@@ -78,9 +78,9 @@ WAVES: dict[str, dict[str, Param]] = {
     "components": {
         "amplitude": Param("any", "m", "amplitude of each component, a list"),
         "period": Param("any", "s", "period of each component, a list as long"),
-        "phase_deg": Param("any", "deg", "phase of each component's elevation at the origin "
+        "phase_deg": Param("any", "degree", "phase of each component's elevation at the origin "
                            "at t = 0 (0: a crest), a list or one number", default=0.0),
-        "heading_deg": Param("any", "deg", "direction each component travels towards, a "
+        "heading_deg": Param("any", "degree", "direction each component travels towards, a "
                              "list or one number", default=0.0),
         "ramp": _RAMP,
         "ramp_shape": _RAMP_SHAPE,
@@ -106,7 +106,7 @@ RECORD_LEFT_OUT = 0.01
 
 CURRENT: dict[str, Param] = {
     "speed": Param("float", "m s-1", "current speed, uniform over depth", minimum=0.0),
-    "heading_deg": Param("float", "deg", "direction the current flows towards, from +x",
+    "heading_deg": Param("float", "degree", "direction the current flows towards, from +x",
                          default=0.0),
 }
 
