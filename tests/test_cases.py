@@ -153,8 +153,8 @@ def assert_line_forces(ds: xr.Dataset, system: System, names: list[str], scale: 
         np.testing.assert_allclose(ds.force_force.sel(force=name).values, tension[:, None] * e,
                                    rtol=0, atol=1e-9 * scale, err_msg=name)
         kind = system.forces[name].type
-        np.testing.assert_allclose(ds[f"{kind}_force"].sel(force=name).values, tension,
-                                   rtol=0, atol=1e-9 * scale, err_msg=name)
+        own = ds[f"{kind}_force"].sel({f"{kind}_element": name}).values
+        np.testing.assert_allclose(own, tension, rtol=0, atol=1e-9 * scale, err_msg=name)
 
 
 # --- one check per case -----------------------------------------------------------------
@@ -294,7 +294,8 @@ def floater_lines(ds: xr.Dataset, system: System) -> None:
         on_buoy = -tension[:, None] * e  # the line pulls the fairlead towards the anchor
         force += on_buoy
         torque += np.cross(fairlead - x, on_buoy)
-    assert (ds.spring_damper_parallel_force.sel(force=lines) > 0).all()  # taut throughout
+    taut = ds.spring_damper_parallel_force.sel(spring_damper_parallel_element=lines)
+    assert (taut > 0).all()  # taut throughout
     for name in ("buoyancy", "waves"):  # both on the COG: no moment
         f = system.forces[name].params["force"]
         force += np.stack([signal(c, t) for c in f], axis=1)
@@ -433,7 +434,7 @@ def point_absorber(ds: xr.Dataset, system: System) -> None:
     dt = t[1] - t[0]
     K = impulse_response(db, t)[:, 2, 2]
     conv = np.array([np.trapezoid(K[: i + 1][::-1] * v[: i + 1], dx=dt) for i in range(len(t))])
-    memory = ds.radiation_memory_force.sel(force="radiation", dof="tz").values
+    memory = ds.radiation_memory_force.sel(radiation_element="radiation", dof="tz").values
     np.testing.assert_allclose(f_rad, -db.added_mass_inf[2, 2] * a + memory,
                                rtol=1e-9, atol=1e-6 * m * g)
     # trapezoid on the 0.1 s samples and the 2 % state-space fit: a few % of the peak
@@ -531,32 +532,57 @@ def moored_buoy(ds: xr.Dataset, system: System) -> None:
         X = np.linalg.norm(p[:, :2] - anchor[:2], axis=1)
         h = p[:, 2] - anchor[2]
         w, L = prm["weight"], prm["length"]
-        H = ds.catenary_line_horizontal_tension.sel(force=name).values
-        laid = ds.catenary_line_laid_length.sel(force=name).values
+        H = ds.catenary_line_horizontal_tension.sel(catenary_line_element=name).values
+        laid = ds.catenary_line_laid_length.sel(catenary_line_element=name).values
         assert (laid > 0).all() and (laid < L).all()  # a grounded part, as designed
         V = w * (L - laid)
         np.testing.assert_allclose(laid + H / w * np.arcsinh(V / H), X, rtol=1e-8)
         np.testing.assert_allclose(H / w * (np.sqrt(1 + (V / H) ** 2) - 1), h, rtol=1e-8)
-        np.testing.assert_allclose(ds.catenary_line_tension.sel(force=name).values,
+        np.testing.assert_allclose(ds.catenary_line_tension.sel(catenary_line_element=name).values,
                                    np.hypot(H, V), rtol=1e-10)
 
 
 # --- the tests ------------------------------------------------------------------------
 
+def assert_udunits(ds: xr.Dataset, where: str) -> None:
+    """Every ``units`` attribute of ``ds`` (variables and coordinates), and every unit a
+    per-DOF units coordinate names, is a unit UDUNITS-2 parses (cf_units wraps the
+    UDUNITS-2 library itself, as CF readers use it)."""
+    import cf_units
+
+    found = {f"{name}.units": str(var.attrs["units"])
+             for name, var in ds.variables.items() if "units" in var.attrs}
+    for name, coord in ds.coords.items():
+        if str(name).endswith("_units"):  # the units of each DOF of a mixed variable
+            found.update({f"{name}[{i}]": str(u) for i, u in enumerate(coord.values)})
+    assert found["time.units"] == "s"
+    for key, units in found.items():
+        try:
+            cf_units.Unit(units)
+        except ValueError as exc:
+            pytest.fail(f"{where}: {key} = {units!r} is not a UDUNITS unit ({exc})")
+
+
 @pytest.mark.parametrize("path", CASE_FILES, ids=[p.stem for p in CASE_FILES])
-def test_case_runs_and_meets_its_physics(path: Path) -> None:
+def test_case_runs_and_meets_its_physics(path: Path, tmp_path: Path) -> None:
+    """The case runs to its short horizon, passes its check, and every units attribute
+    of its results (returned and written) is a valid UDUNITS string."""
     if path.stem not in CHECKS:
         pytest.fail(f"cases/{path.name} has no physics check: register one in CHECKS "
                     f"({Path(__file__).name})")
     t_end, physics = CHECKS[path.stem]
     system = frylinks.load_case(str(path))
+    out = tmp_path / f"{path.stem}.nc"
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # e.g. initial positions that miss their links
-        ds = frylinks.run(path, t_end=t_end)
+        ds = frylinks.run(path, output=out, t_end=t_end)
     assert ds.attrs["status"] == "completed"
     assert ds.time.values[-1] == pytest.approx(t_end)
     assert np.isfinite(ds.body_position.values).all()
     physics(ds, system)
+    assert_udunits(ds, path.name)
+    with xr.open_dataset(out) as written:
+        assert_udunits(written, out.name)
 
 
 @pytest.mark.slow

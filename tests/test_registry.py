@@ -289,3 +289,20 @@ def test_no_observer_no_call() -> None:
 def test_public_hookimpl_is_the_frylinks_marker() -> None:
     """frylinks.hookimpl marks implementations for the 'frylinks' project."""
     assert frylinks.hookimpl.project_name == NAME
+
+
+def test_builtin_outputs_declare_udunits_units() -> None:
+    """Every output of every installed type declares UDUNITS-2 units (cf_units wraps the
+    library CF readers use): they become the results' ``units`` attributes."""
+    import cf_units
+
+    outputs = [(f"{info.kind} {info.name}: {name}", units)
+               for info in Registry().all()
+               for name, o in getattr(info.cls, "outputs", {}).items()
+               for units in (o.units, o.rotational_units) if units is not None]
+    assert len(outputs) > 20
+    for where, units in outputs:
+        try:
+            cf_units.Unit(units)
+        except ValueError:
+            pytest.fail(f"{where}: {units!r} is not a UDUNITS unit")

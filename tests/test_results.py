@@ -168,3 +168,29 @@ def test_undeclared_prefix_is_refused() -> None:
 
     with pytest.raises(PluginError, match="must be prefixed 'bad_drag_'"):
         Registry(autoload=False).register(BadPlugin, name="bad", distribution="test")
+
+
+def test_body_attitude_is_roll_pitch_yaw_in_degrees(tmp_path: Path) -> None:
+    """``body_attitude``: the ship's roll, pitch, yaw (intrinsic z-y'-x'') in degrees, as
+    scipy gives them from ``body_orientation``; a body turning about the vertical at
+    0.5 rad/s keeps its roll and pitch and its yaw grows at 0.5 rad/s."""
+    from scipy.spatial.transform import Rotation
+
+    s = frylinks.System(gravity=[0, 0, 0], registry=registry())
+    # yaw 30, pitch 10, roll -5 degrees: intrinsic z, y', x''
+    s.add_body("ship", mass=1.0, inertia=[1, 1, 1],
+               orientation={"euler_deg": [30, 10, -5], "sequence": "zyx"},
+               angular_velocity=[0, 0, 0.5])
+    ds = s.run(t_end=1.0, dt=0.01, every=10, output=tmp_path / "a.nc")
+    att = ds.body_attitude.sel(body="ship")
+    assert att.attrs["units"] == "degree"
+    assert list(ds.rpy.values) == ["roll", "pitch", "yaw"]
+    q = ds.body_orientation.sel(body="ship").values
+    expected = np.degrees(Rotation.from_quat(q, scalar_first=True).as_euler("ZYX")[:, ::-1])
+    np.testing.assert_allclose(att.values, expected, atol=1e-9)
+    np.testing.assert_allclose(att.sel(rpy="roll"), -5.0, atol=1e-9)
+    np.testing.assert_allclose(att.sel(rpy="pitch"), 10.0, atol=1e-9)
+    np.testing.assert_allclose(att.sel(rpy="yaw"), 30.0 + np.degrees(0.5 * ds.time.values),
+                               atol=1e-9)
+    with xr.open_dataset(tmp_path / "a.nc") as f:
+        xr.testing.assert_identical(f.body_attitude.load(), ds.body_attitude)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
@@ -14,6 +16,7 @@ from frylinks.rotations import (
     quat_conjugate,
     quat_multiply,
     quat_to_matrix,
+    quat_to_roll_pitch_yaw,
     quat_to_rotvec,
     rotate,
     rotate_back,
@@ -165,3 +168,58 @@ def test_multiply_conjugate_and_rotate(rng: np.random.Generator) -> None:
     np.testing.assert_allclose(rotate(r, v), Rotation.from_quat(a[:, [1, 2, 3, 0]]).apply(v),
                                atol=1e-14)
     np.testing.assert_allclose(rotate_back(r, rotate(r, v)), v, atol=1e-14)
+
+
+def _wrapped(a: np.ndarray) -> np.ndarray:
+    """Angles [rad] brought into [-pi, pi): -pi and pi are the same roll or yaw."""
+    return (a + np.pi) % (2 * np.pi) - np.pi
+
+
+def test_roll_pitch_yaw_match_scipy(rng: np.random.Generator) -> None:
+    """Roll, pitch, yaw are scipy's intrinsic ZYX angles (yaw, pitch, roll) reversed, for
+    random rotations and for rotations of every sign and size of each angle."""
+    r = Rotation.random(N, random_state=rng)
+    got = quat_to_roll_pitch_yaw(r.as_quat(scalar_first=True))
+    expected = r.as_euler("ZYX")[:, ::-1]
+    np.testing.assert_allclose(_wrapped(got - expected), 0.0, atol=1e-12)
+    assert (np.abs(got[:, 1]) <= np.pi / 2).all() and (np.abs(got) <= np.pi).all()
+    # given angles come back, in their principal ranges
+    rpy = np.array([[0.1, 0.2, 0.3], [-2.5, 1.2, 3.0], [3.1, -1.5, -3.1], [0.0, 0.0, -1.0]])
+    q = Rotation.from_euler("ZYX", rpy[:, ::-1]).as_quat(scalar_first=True)
+    np.testing.assert_allclose(quat_to_roll_pitch_yaw(q), rpy, atol=1e-12)
+    # any leading shape, and a quaternion and its negative are the same attitude
+    qs = r.as_quat(scalar_first=True).reshape(10, 20, 4)
+    np.testing.assert_allclose(quat_to_roll_pitch_yaw(-qs), got.reshape(10, 20, 3),
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+@pytest.mark.parametrize("offset", [0.0, 1e-12, 1e-9, 3e-8])
+def test_roll_pitch_yaw_at_gimbal_lock(sign: float, offset: float) -> None:
+    """Pitch at (or within 1e-7 rad of) +-90 deg: roll is 0 and yaw carries the turn about
+    the vertical, as scipy does; the angles give back the rotation (to the offset)."""
+    roll, yaw = 0.4, -2.0
+    pitch = sign * (np.pi / 2 - offset)
+    r = Rotation.from_euler("ZYX", [yaw, pitch, roll])
+    got = quat_to_roll_pitch_yaw(r.as_quat(scalar_first=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # scipy: "Gimbal lock detected"
+        expected = r.as_euler("ZYX")[::-1]
+    assert got[0] == 0.0 and expected[0] == 0.0
+    assert got[1] == pytest.approx(pitch, abs=1e-7)
+    # pitch up: only yaw - roll is defined; pitch down: yaw + roll
+    assert _wrapped(got[2] - (yaw - sign * roll)) == pytest.approx(0.0, abs=1e-7)
+    assert _wrapped(got[2] - expected[2]) == pytest.approx(0.0, abs=1e-7)
+    back = Rotation.from_euler("ZYX", got[::-1]).as_matrix()
+    np.testing.assert_allclose(back, r.as_matrix(), atol=2e-7)
+
+
+@pytest.mark.parametrize("offset", [1e-6, 1e-4, 1e-2])
+def test_roll_pitch_yaw_near_gimbal_lock(offset: float) -> None:
+    """Just outside gimbal lock every angle is still found, to round-off amplified by
+    1 / cos(pitch) at worst (atan2 of sine and cosine, not asin, for the pitch)."""
+    rpy = np.array([0.4, np.pi / 2 - offset, -2.0])
+    r = Rotation.from_euler("ZYX", rpy[::-1])
+    got = quat_to_roll_pitch_yaw(r.as_quat(scalar_first=True))
+    np.testing.assert_allclose(got, rpy, atol=1e-15 / offset + 1e-14)
+    assert got[1] == pytest.approx(rpy[1], abs=1e-15)
