@@ -3,14 +3,18 @@
 
 Exit codes: 0 success; 1 a run that did not complete (diverged, interrupted); 2 a
 mistake in the input (case file, plugin, command line), reported on one line as
-``frylinks: error: <message>`` without a traceback.
+``frylinks: error: <message>`` without a traceback; 141 (as for SIGPIPE), quietly, when
+the reader of the output closed it early (``frylinks plugins | head -1``).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
+import shutil
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +27,11 @@ from .errors import FrylinksError
 PROG = "frylinks"
 #: Cases not completed listed after a sweep.
 MAX_LISTED_CASES = 10
+#: Exit code when the reader of the output closed it early: that of a command killed by
+#: SIGPIPE (128 + 13), as ``yes | head -1`` gives; the shell says nothing about it.
+BROKEN_PIPE = 141
+#: Narrowest column of descriptions that ``frylinks plugins`` wraps text into.
+MIN_DESCRIPTION_WIDTH = 30
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -36,8 +45,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit code.
+        The exit code; :data:`BROKEN_PIPE` when the reader of the output went away
+        (``frylinks info OUT.nc | head -1``), which ends the command quietly.
     """
+    try:
+        code = _main(argv)
+        # output to a pipe is buffered: the reader's absence shows at this flush
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _reader_gone() -> int:
+    """End quietly after the reader of stdout closed it (``| head -1``).
+
+    Python would otherwise fail once more flushing stdout at exit ("Exception ignored
+    ... BrokenPipeError"): stdout is pointed at the null device first, as the Python
+    documentation advises for SIGPIPE.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no file descriptor (a redirected sys.stdout)
+        pass
+    return BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
@@ -285,12 +321,19 @@ def _plugins(args: argparse.Namespace) -> int:
 
     header = ("kind", "type", "plugin", "distribution", "version", "description")
     rows = [(i.kind, i.name, i.plugin, i.distribution, i.version,
-             str(getattr(i.cls, "description", "") or ""))
+             " ".join(str(getattr(i.cls, "description", "") or "").split()))
             for i in Registry().all()]
     widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header) - 1)]
+    indent = sum(widths) + 2 * len(widths)
+    # on a terminal the descriptions wrap under their column; into a pipe or a file each
+    # type stays on one line, for grep
+    room = shutil.get_terminal_size().columns - indent if sys.stdout.isatty() else 0
     for row in [header, *rows]:
         cells = [cell.ljust(w) for cell, w in zip(row, widths, strict=False)]
-        print("  ".join([*cells, row[-1]]).rstrip())
+        lines = textwrap.wrap(row[-1], room) if room >= MIN_DESCRIPTION_WIDTH else []
+        print("  ".join([*cells, lines[0] if lines else row[-1]]).rstrip())
+        for more in lines[1:]:
+            print(" " * indent + more)
     return 0
 
 

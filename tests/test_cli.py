@@ -167,7 +167,16 @@ def test_check_refuses_a_link_set_up_in_the_wrong_axes(tmp_path: Path) -> None:
     assert proc.stderr.rstrip().endswith("(line 12)")
 
 
+#: Names of the codes the built-in types were seeded from: they belong in the docs
+#: (docs/render_reference.py SEEDS), not in the words ``frylinks plugins`` prints.
+SEED_NAMES = ("Solfec", "FRyDoM", "Exudyn", "Multibody.jl", "Arboris", "Modelica")
+
+
 def test_plugins_lists_every_builtin_type() -> None:
+    """Every registered type on its own line (not wrapped into a pipe), with its kind,
+    plugin, distribution, version and a description in engineering words."""
+    from frylinks.registry import Registry
+
     proc = frylinks_cmd("plugins")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
@@ -177,6 +186,57 @@ def test_plugins_lists_every_builtin_type() -> None:
     assert rows["revolute"][:4] == ["link", "revolute", "links", "frylinks"]
     for kind, name in [("link", "screw"), ("force", "world_torque"), ("signal", "sine")]:
         assert rows[name][0] == kind and rows[name][3] == "frylinks"
+    registered = list(Registry().all())
+    assert len(lines) == 1 + len(registered)
+    for info in registered:
+        description = " ".join(rows[info.name][5:])
+        assert rows[info.name][0] == info.kind and description, info.name
+        if info.distribution == "frylinks":
+            assert not any(seed in description for seed in SEED_NAMES), description
+    assert "translational joint: one sliding DOF along the master node's z axis" in \
+        " ".join(rows["prismatic"][5:])
+
+
+def test_plugins_wraps_descriptions_on_a_terminal(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """On a terminal of 100 columns the descriptions wrap under their column."""
+    import os
+    import shutil
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setattr(shutil, "get_terminal_size",
+                        lambda fallback=(80, 24): os.terminal_size((100, 24)))
+    assert main(["plugins"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    column = lines[0].index("description")
+    assert max(len(line) for line in lines) <= 100
+    more = [line for line in lines if not line[:column].strip()]
+    assert more and all(line[column] != " " for line in more)
+
+
+@pytest.mark.parametrize("command", [["plugins"], ["info", "RESULTS"], ["schema"]])
+def test_a_closed_pipe_ends_the_command_quietly(command: list[str], tmp_path: Path) -> None:
+    """``frylinks plugins | head -1``: the reader is gone before the command writes (the
+    read end of its pipe closed first), so every write fails with EPIPE. The command ends
+    with SIGPIPE's exit code, 141, and says nothing (no BrokenPipeError traceback, no
+    "Exception ignored" at exit)."""
+    import os
+
+    if "RESULTS" in command:
+        results = tmp_path / "r.nc"
+        case = tmp_path / "short.yaml"
+        case.write_text(SHORT_CASE)
+        assert frylinks_cmd("run", str(case), "-o", str(results)).returncode == 0
+        command = [str(results) if c == "RESULTS" else c for c in command]
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "frylinks", *command], stdout=write,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert proc.returncode == 141
+    assert proc.stderr == ""
 
 
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -208,7 +208,8 @@ class LinearSpringDamper(_AxisSpringDamper):
         "linear_spring_damper_force": Output(
             "N", "spring-damper force, positive pulling the nodes together (Exudyn ForceLocal)"),
     }
-    description = "Exudyn linear spring-damper along an axis co-moving with the master node"
+    description = ("spring-damper along an axis fixed to the master node (stiffness, damping, "
+                   "rest, preload), e.g. a linear PTO or a fender")
     examples = [
         {"stiffness": 2.0e3, "damping": 20.0},
         {"stiffness": 100.0, "damping": 1.0, "axis": [0.0, 1.0, 1.0], "rest": 0.3,
@@ -263,7 +264,8 @@ class TorsionalSpringDamper(_AxisSpringDamper):
         "torsional_spring_damper_torque": Output(
             "N m", "spring-damper torque, positive turning the slave back (Exudyn TorqueLocal)"),
     }
-    description = "torsional spring-damper on the unwrapped twist about a master-node axis"
+    description = ("torsional spring-damper on the twist about an axis of the master node, "
+                   "unwrapped over many turns, e.g. a rotary PTO")
     memory = ("angle_ref",)  # the unwrapping reference: saved with checkpoints
     _torque = True
     examples = [

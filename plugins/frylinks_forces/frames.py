@@ -45,7 +45,8 @@ class Force(ResolvedInput):
                                       "a signal", signal=True),
         "resolve_frame": Param("choice", "", RESOLVE_DOC, default="slave", choices=FRAMES),
     }
-    description = "force between two nodes, given in world, master or slave axes"
+    description = ("force between two nodes (on the slave, the opposite on the master), components "
+                   "in world, master or slave axes")
     examples = [{"force": [1.0, -2.0, 3.0]},
                 {"force": [4.0, 0.0, -1.0], "resolve_frame": "master"},
                 {"force": [0.5, SINE, -1.0], "resolve_frame": "world"}]
@@ -65,7 +66,8 @@ class Torque(Force):
                                          "or a signal", signal=True),
         "resolve_frame": Param("choice", "", RESOLVE_DOC, default="slave", choices=FRAMES),
     }
-    description = "torque between two bodies, given in world, master or slave axes"
+    description = ("torque between two bodies (on the slave, the opposite on the master), "
+                   "components in world, master or slave axes")
     examples = [{"torque": [1.0, -2.0, 3.0]},
                 {"torque": [4.0, 0.0, -1.0], "resolve_frame": "master"},
                 {"torque": [0.5, SINE, -1.0], "resolve_frame": "world"}]

@@ -114,7 +114,8 @@ class Spring(_LineForce):
                                  default=0.5, minimum=0.0),
     }
     outputs = _outputs("spring")
-    description = "Multibody.jl linear spring between two nodes (optional point mass)"
+    description = ("linear spring between two nodes, along the line joining them, optionally "
+                   "carrying a point mass (a line's own mass)")
     examples = [{"stiffness": 100.0, "rest": 0.5},
                 {"stiffness": 10.0, "mass": 2.0, "length_fraction": 0.3},
                 {"stiffness": 1.0, "rest": {"type": "ramp", "t_end": 2.0, "final": 3.0}}]
@@ -144,7 +145,8 @@ class Damper(_LineForce):
     name = "damper"
     parameters = {"master": MASTER, "slave": SLAVE, "damping": DAMPING}
     outputs = _outputs("damper")
-    description = "Multibody.jl linear damper between two nodes"
+    description = ("linear damper between two nodes, along the line joining them (tension = "
+                   "damping x rate of their distance)")
     examples = [{"damping": 5.0}]
 
 
@@ -156,7 +158,8 @@ class SpringDamperParallel(_LineForce):
     parameters = {"master": MASTER, "slave": SLAVE, "stiffness": STIFFNESS,
                   "damping": DAMPING, "rest": REST}
     outputs = _outputs("spring_damper_parallel")
-    description = "Multibody.jl spring and damper in parallel between two nodes"
+    description = ("spring and damper in parallel between two nodes, along the line joining them, "
+                   "e.g. a taut mooring line or tether")
     examples = [{"stiffness": 100.0, "damping": 3.0, "rest": 0.2}]
 
     @classmethod

@@ -78,7 +78,8 @@ class UserSpring(ForceType):
         "user_spring_stretch_rate": Output("m s-1", "rate of the stretch"),
         "user_spring_force": Output("N", "tension, positive pulling the nodes together"),
     }
-    description = "Solfec spring: tension from a user function or table of the stretch"
+    description = ("nonlinear line spring between two nodes: tension from a user function of "
+                   "the stretch and its rate, or a table against stretch (a rope, a fender)")
     examples = [
         {"rest": 1.0, "table": [[-1.0, -200.0], [0.0, 0.0], [0.5, 50.0], [2.0, 400.0]],
          "damping": 1.0},

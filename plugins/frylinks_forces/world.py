@@ -35,7 +35,8 @@ class WorldForce(ResolvedInput):
                        signal=True),
         "resolve_frame": Param("choice", "", RESOLVE_DOC, default="world", choices=FRAMES),
     }
-    description = "force on a node in world or node axes (numbers or signals)"
+    description = ("force on a node, in world axes or turning with the node, constant or varying "
+                   "in time (wind, thrust, a test load)")
     examples = [{"force": [1.0, -2.0, 3.0]},
                 {"force": [0.5, SINE, -1.0], "resolve_frame": "node"}]
     FRAMES = FRAMES
@@ -56,7 +57,8 @@ class WorldTorque(WorldForce):
                         signal=True),
         "resolve_frame": Param("choice", "", RESOLVE_DOC, default="world", choices=FRAMES),
     }
-    description = "torque on a body in world or node axes (numbers or signals)"
+    description = ("torque on a body, in world axes or turning with the node, constant or varying "
+                   "in time")
     examples = [{"torque": [1.0, -2.0, 3.0]},
                 {"torque": [0.5, SINE, -1.0], "resolve_frame": "node"}]
     _key = "torque"

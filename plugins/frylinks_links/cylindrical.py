@@ -10,4 +10,5 @@ class CylindricalLink(AxisLink):
 
     name = "cylindrical"
     free_dofs = ("tz", "rz")
-    description = "translation along and rotation about the master node's z axis"
+    description = ("cylindrical joint: the slave node slides along and turns about the master "
+                   "node's z axis (2 DOFs: tz, rz)")

@@ -78,7 +78,8 @@ class PrescribedDisplacement(_Driver):
     name = "prescribed_displacement"
     parameters = {"signal": Param("signal", "m", "displacement along the master node's z "
                                   "axis: a number or a signal")}
-    description = "Solfec: displacement along the master node's z axis follows a signal"
+    description = ("motion driver: the slave node's displacement along the master node's z axis "
+                   "follows a signal (e.g. a winch or a heave motion); every other DOF free")
     examples = _EXAMPLES
 
 
@@ -89,7 +90,8 @@ class PrescribedVelocity(_Driver):
     name = "prescribed_velocity"
     parameters = {"signal": Param("signal", "m s-1", "velocity along the master node's z "
                                   "axis: a number or a signal")}
-    description = "Solfec: velocity along the master node's z axis follows a signal"
+    description = ("velocity driver: the slave node's velocity along the master node's z axis "
+                   "follows a signal (e.g. a winch paying out); every other DOF free")
     examples = _EXAMPLES
     constraint_level = "velocity"
 
@@ -101,7 +103,8 @@ class PrescribedAcceleration(_Driver):
     name = "prescribed_acceleration"
     parameters = {"signal": Param("signal", "m s-2", "acceleration along the master node's "
                                   "z axis: a number or a signal")}
-    description = "Solfec: acceleration along the master node's z axis follows a signal"
+    description = ("acceleration driver: the slave node's acceleration along the master node's z "
+                   "axis follows a signal; every other DOF free")
     examples = _EXAMPLES
     constraint_level = "acceleration"
 

@@ -16,5 +16,5 @@ class FixDirectionLink(AxisLink):
 
     name = "fix_direction"
     free_dofs = ("tx", "ty", "rx", "ry", "rz")
-    description = ("Solfec: no motion of the slave node along the master node's z axis "
-                   "(free in the plane normal to it, rotations free)")
+    description = ("point on a plane: the slave node stays in the master node's xy plane, "
+                   "sliding and turning freely in it (5 DOFs: all but tz)")

@@ -15,4 +15,5 @@ class FixPointLink(AxisLink):
 
     name = "fix_point"
     free_dofs = ("rx", "ry", "rz")
-    description = "Solfec: a point of the slave body held at the master node (rotations free)"
+    description = ("pinned point: the slave node is held at the master node (e.g. a point fixed in "
+                   "space) and turns freely about it (3 DOFs: rx, ry, rz)")

@@ -10,4 +10,5 @@ class FixedLink(AxisLink):
 
     name = "fixed"
     free_dofs = ()
-    description = "no relative motion between the two nodes"
+    description = ("rigid connection: no relative motion between the two nodes (0 DOFs), e.g. a "
+                   "welded or bolted joint")

@@ -12,4 +12,5 @@ class FreeLink(AxisLink):
 
     name = "free"
     free_dofs = ("tx", "ty", "tz", "rx", "ry", "rz")
-    description = "no constraint; the relative motion is measured (and may carry a spring)"
+    description = ("no constraint (6 DOFs): measures the slave node's motion relative to the "
+                   "master node, and may carry a spring-damper on any DOF")

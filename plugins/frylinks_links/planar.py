@@ -12,4 +12,5 @@ class PlanarLink(AxisLink):
 
     name = "planar"
     free_dofs = ("tx", "ty", "rz")
-    description = "translation in the master node's xy plane and rotation about its z axis"
+    description = ("planar joint: the slave node slides in the master node's xy plane and turns "
+                   "about its z axis (3 DOFs: tx, ty, rz)")

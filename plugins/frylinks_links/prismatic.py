@@ -10,4 +10,5 @@ class PrismaticLink(AxisLink):
 
     name = "prismatic"
     free_dofs = ("tz",)
-    description = "translation along the master node's z axis only"
+    description = ("translational joint: one sliding DOF along the master node's z axis (tz), e.g. "
+                   "a heaving point absorber's PTO")

@@ -10,4 +10,4 @@ class RevoluteLink(AxisLink):
 
     name = "revolute"
     free_dofs = ("rz",)
-    description = "rotation about the master node's z axis only"
+    description = "hinge: one turning DOF about the master node's z axis (rz), e.g. a flap's hinge"

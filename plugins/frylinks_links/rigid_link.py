@@ -57,7 +57,8 @@ class RigidLink(LinkType):
         "length": Param("float", "m", "distance between the two points (default: the "
                         "distance at the start)", default=None, positive=True),
     }
-    description = "Solfec: distance between the master and slave node origins fixed"
+    description = ("rigid rod pinned at both ends: the distance between the master and slave nodes "
+                   "stays fixed (5 DOFs), e.g. a taut tether")
     examples = [{"length": 0.8}, {"length": 1.7}, {"length": 0.35}]
     #: Instance arrays the kernels write (the length taken at the start).
     memory: ClassVar[tuple[str, ...]] = ("length",)

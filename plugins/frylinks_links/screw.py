@@ -22,7 +22,8 @@ class ScrewLink(AxisLink):
     name = "screw"
     free_dofs = ("rz",)
     parameters = {"pitch": Param("float", "m", "advance along z per turn (m per turn)")}
-    description = "rotation about the master node's z axis with tz = pitch * rz / (2 pi)"
+    description = ("screw joint: the slave node turns about the master node's z axis and advances "
+                   "`pitch` metres per turn along it (1 DOF), e.g. a jack")
     examples = [{"pitch": 0.5}, {"pitch": -0.2}, {"pitch": 2.0}]
 
     def __init__(self, instances: Sequence[Mapping[str, Any]],

@@ -10,4 +10,5 @@ class SphericalLink(AxisLink):
 
     name = "spherical"
     free_dofs = ("rx", "ry", "rz")
-    description = "the nodes coincide; rotations are free"
+    description = ("ball joint: the nodes coincide and the slave turns freely about them (3 DOFs: "
+                   "rx, ry, rz)")

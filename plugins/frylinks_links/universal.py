@@ -49,8 +49,8 @@ class UniversalLink(LinkType):
                       "(Arboris RzRy, RyRx or RzRx joint)", default="RzRy",
                       choices=tuple(AXES)),
     }
-    description = ("cardan joint: nodes coincide, rotation R_first(a) R_second(b) "
-                   "(axes RzRy, RyRx or RzRx)")
+    description = ("universal (cardan) joint: the nodes coincide; two rotations about "
+                   "crossed axes (2 DOFs; axes RzRy, RyRx or RzRx)")
     examples = [{"axes": "RzRy"}, {"axes": "RyRx"}, {"axes": "RzRx"}]
 
     def __init__(self, instances: Sequence[Mapping[str, Any]],

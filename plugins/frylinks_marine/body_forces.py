@@ -57,7 +57,7 @@ class LinearDamping(BodyCoefficients):
     name = "linear_damping"
     parameters = {"body": BODY,
                   "damping": Param("any", "N s m-1, N m s rad-1", "damping B, " + MATRIX_DOC)}
-    description = "linear damping -B xi' of a body's 6 DOFs"
+    description = "linear damping of a body's 6 DOFs: -B times its velocity, about the COG"
     examples = [{"damping": {"heave": 1.0e4, "pitch": 2.0e5}},
                 {"damping": (np.eye(6) * 3.0 + 0.5).tolist()}]
 
@@ -72,7 +72,7 @@ class QuadraticDamping(BodyCoefficients):
     parameters = {"body": BODY,
                   "damping": Param("any", "N s2 m-2, N m s2 rad-2",
                                    "quadratic damping D, " + MATRIX_DOC)}
-    description = "quadratic (drag) damping of a body's 6 DOFs, relative to the current"
+    description = "quadratic (viscous drag) damping of a body's 6 DOFs, relative to the current"
     examples = [{"damping": {"surge": 5.0e3, "heave": 1.0e4, "yaw": 1.0e5}}]
 
     def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
@@ -94,7 +94,7 @@ class AddedMass(BodyCoefficients):
     name = "added_mass"
     parameters = {"body": BODY,
                   "matrix": Param("any", "kg, kg m, kg m2", "added mass A, " + MATRIX_DOC)}
-    description = "constant added mass (6x6) entering the body's mass matrix"
+    description = "constant hydrodynamic added mass (6x6 about the COG), in the body's mass matrix"
     examples = [{"matrix": {"surge": 1.0e4, "heave": 5.0e4, "pitch": 1.0e6}}]
     _key = "matrix"
 
@@ -126,7 +126,7 @@ class LinearHydrostatics(ForceType):
                              "(default: the initial position; orientation: the initial one)",
                              default=None),
     }
-    description = "linear hydrostatic restoring about an equilibrium, buoyancy = weight there"
+    description = "linear hydrostatic restoring of a floating body about its equilibrium"
     examples = [{"stiffness": {"heave": 7.7e5, "roll": 5.0e6, "pitch": 5.0e6}},
                 {"stiffness": {"heave": 1.0e5}, "equilibrium": [0.0, 0.0, -0.5]}]
     memory = ("p_ref", "q_ref", "buoyancy")

@@ -242,7 +242,8 @@ class Environment(SettingType):
         {"waves": {"type": "irregular", "spectrum": "pierson_moskowitz", "hs": 3.0, "tp": 9.0,
                    "nb_frequencies": 50, "seed": 2}, "wave_probes": {"p": [1.0, 2.0]}},
     ]
-    description = "water density and depth, regular or irregular waves, uniform current"
+    description = ("the sea: water density and depth, waves (regular, irregular, given components "
+                   "or a measured record) and a uniform current")
 
     @classmethod
     def normalise(cls, params: dict[str, Any]) -> dict[str, Any]:

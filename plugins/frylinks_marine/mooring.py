@@ -95,7 +95,8 @@ class MooringMatrix(ForceType):
          "pretension": [1.0e3, 0, -5.0e4, 0, 0, 2.0e3], "reference": [0.5, -1.0, 0.2]},
         {"stiffness": {"surge": 1.0e3}, "pretension": {"heave": -2.0e4}},
     ]
-    description = "linearised mooring: pretension - K xi - B xi' on a body's COG"
+    description = ("linearised mooring: pretension minus stiffness and damping matrices acting on "
+                   "a body's motions at its COG")
     memory = ("reference_position", "reference_orientation")
 
     def __init__(self, instances: Sequence[Mapping[str, Any]],
@@ -164,7 +165,8 @@ class CatenaryLine(ForceType):
                                                "on the seabed", default=0.0, minimum=0.0),
     }
     outputs = _catenary_outputs()
-    description = "quasi-static elastic catenary mooring line from a seabed anchor to a node"
+    description = ("mooring line: quasi-static elastic catenary from a seabed anchor to a fairlead "
+                   "node, resting on the seabed where it touches down")
     memory = ("tensions",)
     examples = [
         {"anchor": [500.0, 0.0, -100.0], "length": 550.0, "weight": 1.0e3,

@@ -51,7 +51,8 @@ class Morison(ForceType):
         "cd": Param("float", "1", "normal drag coefficient", default=1.0, minimum=0.0),
         "ca": Param("float", "1", "normal added-mass coefficient", default=1.0, minimum=0.0),
     }
-    description = "Morison drag and inertia on slender cylinders in waves and current"
+    description = ("Morison drag and inertia on slender cylinders (braces, piles, tethers) in "
+                   "waves and current")
     examples = [{"diameter": 2.0, "length": 5.0},
                 {"diameter": 0.5, "length": 1.0, "cd": 1.2, "ca": 0.8}]
 

@@ -48,7 +48,7 @@ class Sine(SignalType):
         "phase_deg": Param("float", "degree", "phase at t = 0", default=0.0),
         "offset": Param("float", "1", "mean value", default=0.0),
     }
-    description = "offset + amplitude sin(omega t + phase)"
+    description = "sine wave: offset + amplitude sin(omega t + phase)"
 
     def __init__(self, instances: Sequence[Mapping[str, Any]]) -> None:
         super().__init__(instances)
@@ -71,7 +71,7 @@ class Ramp(SignalType):
         "initial": Param("float", "1", "value before t_start", default=0.0),
         "final": Param("float", "1", "value after t_end", default=1.0),
     }
-    description = "linear ramp from initial (at t_start) to final (at t_end)"
+    description = "linear ramp from an initial value (at t_start) to a final value (at t_end)"
 
     @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
@@ -95,7 +95,7 @@ class LinearSpline(SeriesSignal):
 
     name = "linear_spline"
     parameters = {"points": Param("points", "1", "[time, value] pairs, times increasing")}
-    description = "piecewise-linear signal through (t, value) points (Solfec's driver input)"
+    description = "piecewise-linear curve through (time, value) points"
 
     def __init__(self, instances: Sequence[Mapping[str, Any]]) -> None:
         super().__init__(instances)

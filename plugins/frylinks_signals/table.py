@@ -55,7 +55,8 @@ class Table(SeriesSignal):
         "variable": Param("any", "", "netCDF variable (optional if the file holds one 1-D "
                                      "variable)", default=None),
     }
-    description = "time series from a CSV or netCDF file, linearly interpolated"
+    description = ("time series from a CSV or netCDF file (e.g. a measured record), linearly "
+                   "interpolated")
 
     @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
