@@ -1,4 +1,5 @@
-"""Forces from a Capytaine hydrodynamic dataset: wave excitation and radiation (Cummins).
+"""Forces from a hydrodynamic dataset (Capytaine netCDF or WEC-Sim BEMIO HDF5): wave
+excitation and radiation (Cummins).
 
 ``wave_excitation``
     ``F(t) = r(t) sum_i Re(a_i exp(1j phi_i) X(w_i, b_i) exp(1j k_i . x_0) exp(-1j w_i t))``
@@ -11,15 +12,21 @@
 
 ``radiation``
     Cummins' equation: ``F = -A_inf u' - int_0^t K(t - s) u(s) ds``, ``u = xi'`` the body's
-    6-DOF velocity. ``A_inf`` enters the mass matrix (no algebraic loop); the convolution
+    6-DOF velocity. ``A_inf`` enters the mass matrix (no algebraic loop), symmetrised by
+    the rule of :func:`~frylinks_marine.dofs.symmetric_added_mass`; the convolution
     with the impulse response ``K(t) = 2/pi int_0^inf B(w) cos(w t) dw`` of the radiation
     damping is integrated as a state-space system ``z' = A_s z + B_s u``, ``conv = C_s z``,
-    realised from ``K`` (Hankel SVD, :class:`~frylinks_marine.radiation.RadiationStateSpace`).
-    Its states are integrated with the bodies, so every integrator, adaptive ones
-    included, and checkpoints handle the memory exactly.
+    realised from ``K`` (Hankel SVD, :class:`~frylinks_marine.radiation.RadiationStateSpace`)
+    and kept on disk (:func:`~frylinks_marine.radiation.cached_state_space`), or BEMIO's
+    own realisation (``state_space: dataset``). Its states are integrated with the bodies,
+    so every integrator, adaptive ones included, and checkpoints handle the memory
+    exactly.
 
 Coefficients are about the COG in world-aligned axes (linear theory: small motions) and
-scaled by the environment's water density over the dataset's. Each body radiates alone
+taken to the environment's water density by
+:meth:`~frylinks_marine.hydrodb.HydroDatabase.at_density` (:func:`in_environment`), the
+one density rule of every type reading a dataset (``linear_hydrostatics`` too). A body
+of a multi-body dataset is named by ``hydrodynamics_body``. Each body radiates alone
 (no coupling between bodies).
 """
 
@@ -27,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,11 +44,12 @@ import numpy as np
 from frylinks.errors import ModelError
 from frylinks.forces import ForceContext, ForceKernels, ForceType, Output
 from frylinks.kinematics import NodeFrames
-from frylinks.params import Param, as_path
+from frylinks.params import Param, as_path, shown
 
 from .body_forces import BODY
-from .hydrodb import HydroDatabase, read_capytaine
-from .radiation import RadiationMemory, RadiationStateSpace
+from .dofs import symmetric_added_mass
+from .hydrodb import DatasetBodyError, HydroDatabase, frequency_grid_problems, read_hydrodynamics
+from .radiation import RadiationMemory, RadiationStateSpace, cached_state_space
 from .wave_kernels import excitation_force, wave_params
 
 Array = np.ndarray
@@ -48,8 +57,12 @@ Array = np.ndarray
 #: The Capytaine sphere of the IEA OES Task 10 decay test, for the types' examples.
 EXAMPLE_DATA = str(Path(__file__).resolve().parent / "data" / "sphere_capytaine.nc")
 
-HYDRO = Param("path", "", "Capytaine hydrodynamic dataset (netCDF): absolute, or relative "
-              "to the case file (to the working directory in Python)")
+HYDRO = Param("path", "", "hydrodynamic data: a Capytaine dataset (netCDF, .nc) or a "
+              "WEC-Sim BEMIO file (HDF5, .h5); absolute, or relative to the case file (to "
+              "the working directory in Python)")
+HYDRO_BODY = Param("any", "", "the body of a multi-body dataset: Capytaine's body name "
+                   "(<name>__Heave), or BEMIO's body name or group (body2); not needed for "
+                   "a dataset of one body", default=None)
 
 
 def _path(value: Any) -> Path:
@@ -59,51 +72,77 @@ def _path(value: Any) -> Path:
     return path.resolve()
 
 
-def load_database(value: Any) -> HydroDatabase:
-    """The dataset at path ``value``, read once per file version."""
+def _body_key(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ModelError(f"expected the name of a body of the dataset, got {shown(value)}",
+                         "hydrodynamics_body")
+    return value
+
+
+def load_database(value: Any, body: Any = None) -> HydroDatabase:
+    """The database of ``body`` (a ``hydrodynamics_body``) in the file at path ``value``,
+    read once per file version.
+
+    Raises
+    ------
+    ModelError
+        At ``hydrodynamics`` for a file that cannot be read, at ``hydrodynamics_body`` for
+        a multi-body dataset without it (the message lists the dataset's bodies) or a
+        body the dataset lacks.
+    """
     path = _path(value)
     try:
-        return _cached(str(path), path.stat().st_mtime_ns)
+        return _cached(str(path), path.stat().st_mtime_ns, _body_key(body))
+    except DatasetBodyError as exc:
+        raise exc.keyed("hydrodynamics_body") from None
     except ModelError as exc:
+        if exc.path == "hydrodynamics_body":
+            raise
         raise ModelError(exc.message, "hydrodynamics") from None
 
 
 @functools.lru_cache(maxsize=16)
-def _cached(path: str, mtime: int) -> HydroDatabase:
-    return read_capytaine(path)
+def _cached(path: str, mtime: int, body: str | None) -> HydroDatabase:
+    return read_hydrodynamics(path, body=body)
 
 
-@functools.lru_cache(maxsize=16)
-def _state_space(path: str, mtime: int, tol: float) -> RadiationStateSpace:
-    return RadiationStateSpace.from_database(_cached(path, mtime), tol=tol)
-
-
-def _density_ratio(ctx: ForceContext, db: HydroDatabase) -> float:
+def water_density(ctx: ForceContext, db: HydroDatabase) -> float:
+    """The environment's water density [kg/m^3]; the dataset's without an environment."""
     env = ctx.settings.get("environment")
-    return 1.0 if env is None else float(env.rho) / float(db.rho)
+    return float(db.rho) if env is None else float(env.rho)
+
+
+def in_environment(db: HydroDatabase, ctx: ForceContext) -> HydroDatabase:
+    """``db`` at the environment's water density: the one density rule of the marine
+    types (:meth:`~frylinks_marine.hydrodb.HydroDatabase.at_density`)."""
+    return db.at_density(water_density(ctx, db))
 
 
 class DatasetForce(ForceType):
-    """Base of forces on a body from a Capytaine dataset (``hydrodynamics``)."""
+    """Base of forces on a body from a hydrodynamic dataset (``hydrodynamics``, and
+    ``hydrodynamics_body`` for a body of a multi-body dataset)."""
 
     attachments = ("body",)
     examples = [{"hydrodynamics": EXAMPLE_DATA}]
 
     @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
-        load_database(params["hydrodynamics"])
+        load_database(params["hydrodynamics"], params.get("hydrodynamics_body"))
 
     def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
         super().__init__(instances, signal_specs)
-        self._dbs = [load_database(p["hydrodynamics"]) for p in instances]
+        self._dbs = [load_database(p["hydrodynamics"], p.get("hydrodynamics_body"))
+                     for p in instances]
 
 
 class WaveExcitation(DatasetForce):
-    """Linear wave excitation from a Capytaine dataset, in the environment's waves."""
+    """Linear wave excitation from a hydrodynamic dataset, in the environment's waves."""
 
     name = "wave_excitation"
-    parameters = {"body": BODY, "hydrodynamics": HYDRO}
-    description = "linear wave excitation force from a Capytaine dataset"
+    parameters = {"body": BODY, "hydrodynamics": HYDRO, "hydrodynamics_body": HYDRO_BODY}
+    description = "linear wave excitation force from a Capytaine or BEMIO dataset"
 
     def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
         super().__init__(instances, signal_specs)
@@ -126,7 +165,8 @@ class WaveExcitation(DatasetForce):
         base = np.asarray(waves.amplitude) * np.exp(1j * np.asarray(waves.phase))
         k = np.asarray(waves.k, dtype=float)
         direction = np.stack([np.cos(heading), np.sin(heading)], axis=1)
-        for i, db in enumerate(self._dbs):
+        for i, data in enumerate(self._dbs):
+            db = in_environment(data, ctx)
             X = np.zeros((nc, 6), dtype=complex)
             for b in np.unique(heading):
                 pick = heading == b
@@ -134,7 +174,7 @@ class WaveExcitation(DatasetForce):
             centre = np.zeros(2) if db.center_of_mass is None else db.center_of_mass[:2]
             offset = frames[0].p[i, :2] - centre
             shift = np.exp(1j * k * (direction @ offset))
-            self.amplitude[i] = (base * shift)[:, None] * X * _density_ratio(ctx, db)
+            self.amplitude[i] = (base * shift)[:, None] * X
 
     def kernel_data(self) -> tuple[Any, ...]:
         # (n, 6, nc): the sum over components runs along contiguous memory
@@ -155,21 +195,37 @@ class Radiation(RadiationMemory, DatasetForce):
     parameters = {
         "body": BODY,
         "hydrodynamics": HYDRO,
+        "hydrodynamics_body": HYDRO_BODY,
         "fit_tolerance": Param("float", "1", "largest relative error of the state-space fit "
                                "of each impulse-response entry", default=0.02, positive=True),
+        "state_space": Param("choice", "", "realisation of the memory: 'fit' (from the "
+                             "radiation damping, to fit_tolerance, kept on disk) or "
+                             "'dataset' (a BEMIO file's own, as WEC-Sim uses it)",
+                             default="fit", choices=("fit", "dataset")),
     }
     outputs = {"radiation_memory_force": Output(
         "N", "convolution (memory) part of the radiation force on the DOFs", ("dof",), "N m")}
-    description = "Cummins radiation force (A_inf + state-space convolution) from Capytaine"
+    description = "Cummins radiation force (A_inf + state-space convolution) from a dataset"
+
+    @classmethod
+    def validate(cls, params: Mapping[str, Any]) -> None:
+        db = load_database(params["hydrodynamics"], params.get("hydrodynamics_body"))
+        # said here, once, when the force is added (a case read, frylinks check)
+        symmetric_added_mass(db.added_mass_inf, _infinite(db), "hydrodynamics", stacklevel=3)
+        for problem in frequency_grid_problems(db):
+            warnings.warn(problem, UserWarning, stacklevel=3)
+        if params.get("state_space") == "dataset" and db.state_space is None:
+            raise ModelError(f"{db.label} holds no state-space realisation of the radiation "
+                             "memory (BEMIO files may: radiation_damping/state_space); "
+                             "accepted: state_space: fit", "state_space")
 
     def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
         super().__init__(instances, signal_specs)
-        systems = []
-        for p in instances:
-            path = _path(p["hydrodynamics"])
-            systems.append(_state_space(str(path), path.stat().st_mtime_ns,
-                                        float(p["fit_tolerance"])))
-        self.realisations = systems
+        self.realisations = [_realisation(db, p) for db, p in zip(self._dbs, instances,
+                                                                   strict=True)]
+        self._a_inf = [symmetric_added_mass(db.added_mass_inf, _infinite(db), "hydrodynamics",
+                                            warn=False) for db in self._dbs]
+        systems = self.realisations
         n = self.nb_forces
         nz = sum(s.nb_states for s in systems)
         # block-diagonal over elements: one matrix product per evaluation for all bodies
@@ -183,12 +239,35 @@ class Radiation(RadiationMemory, DatasetForce):
         self._ratio = np.ones(n)
 
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
-        self._ratio = np.array([_density_ratio(ctx, db) for db in self._dbs])
+        # the realisations are of the dataset's kernel: the memory force scales as every
+        # other coefficient does (HydroDatabase.at_density)
+        self._ratio = np.array([water_density(ctx, db) / db.rho for db in self._dbs])
 
     def added_mass(self) -> Array | None:
-        return np.array([db.added_mass_inf * r for db, r in zip(self._dbs, self._ratio,
-                                                                 strict=True)]).reshape(-1, 6, 6)
+        return np.array([a * r for a, r in zip(self._a_inf, self._ratio,
+                                               strict=True)]).reshape(-1, 6, 6)
 
     def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
                       ) -> dict[str, Array]:
         return {"radiation_memory_force": -self.memory_force(ctx)}
+
+
+def _infinite(db: HydroDatabase) -> str:
+    return f"{db.label}: the infinite-frequency added mass" if db.label else \
+        "the infinite-frequency added mass"
+
+
+def _realisation(db: HydroDatabase, params: Mapping[str, Any]) -> RadiationStateSpace:
+    """The element's state space: the dataset's own, or the fit of its damping, read
+    from the disk cache when the same data were fitted before."""
+    if params.get("state_space", "fit") == "dataset":
+        if db.state_space is None:
+            raise ModelError(f"{db.label} holds no state-space realisation", "state_space")
+        return db.state_space
+    return _fitted(db, float(params["fit_tolerance"]))
+
+
+def _fitted(db: HydroDatabase, tol: float) -> RadiationStateSpace:
+    """The fit of ``db``'s damping, from the disk cache when the same data and tolerance
+    were fitted before (a resumed run, a sweep's cases, a second run)."""
+    return cached_state_space(db.omega, db.radiation_damping, tol=tol, where=db.label)

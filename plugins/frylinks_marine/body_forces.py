@@ -31,9 +31,13 @@ from .dofs import MATRIX_DOC, displacement6, matvec6, put_wrench
 Array = np.ndarray
 
 BODY = Param("body", "", "the body (the force acts at its COG)")
-HYDRO_FILE = Param("path", "", "Capytaine hydrodynamic dataset (netCDF): absolute, or "
-                   "relative to the case file (to the working directory in Python)",
-                   default=None)
+HYDRO_FILE = Param("path", "", "hydrodynamic data holding a hydrostatic stiffness: a "
+                   "Capytaine dataset (netCDF, .nc) or a WEC-Sim BEMIO file (HDF5, .h5); "
+                   "absolute, or relative to the case file (to the working directory in "
+                   "Python)", default=None)
+HYDRO_FILE_BODY = Param("any", "", "the body of a multi-body dataset: Capytaine's body name, "
+                        "or BEMIO's body name or group (body2); not needed for a dataset of "
+                        "one body", default=None)
 
 
 class BodyCoefficients(ForceType):
@@ -100,12 +104,15 @@ class AddedMass(BodyCoefficients):
 
     @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
-        m = dofs.matrix6(params["matrix"], "matrix")
-        if not np.allclose(m, m.T, rtol=1e-9, atol=1e-12 * np.abs(m).max()):
-            raise ModelError("an added-mass matrix must be symmetric", "matrix")
-        if np.linalg.eigvalsh(m).min() < -1e-9 * np.abs(m).max():
-            raise ModelError("an added-mass matrix must not be negative (its eigenvalues "
-                             f"include {np.linalg.eigvalsh(m).min():.4g})", "matrix")
+        dofs.symmetric_added_mass(dofs.matrix6(params["matrix"], "matrix"),
+                                  "the added-mass matrix", "matrix", stacklevel=3)
+
+    def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
+        super().__init__(instances, signal_specs)
+        # the rule of every type adding mass (warned about at validation)
+        self.matrix = np.array([dofs.symmetric_added_mass(m, "the added-mass matrix",
+                                                          "matrix", warn=False)
+                                for m in self.matrix]).reshape(-1, 6, 6)
 
     def added_mass(self) -> Array | None:
         return self.matrix
@@ -122,6 +129,7 @@ class LinearHydrostatics(ForceType):
         "stiffness": Param("any", "N m-1, N m rad-1", "hydrostatic stiffness K, " + MATRIX_DOC
                            + " (default: the dataset's, from 'hydrodynamics')", default=None),
         "hydrodynamics": HYDRO_FILE,
+        "hydrodynamics_body": HYDRO_FILE_BODY,
         "equilibrium": Param("vector", "m", "COG position where buoyancy balances weight "
                              "(default: the initial position; orientation: the initial one)",
                              default=None),
@@ -136,13 +144,14 @@ class LinearHydrostatics(ForceType):
         if params["stiffness"] is not None:
             dofs.matrix6(params["stiffness"], "stiffness")
         elif params["hydrodynamics"] is None:
-            raise ModelError("give a 'stiffness' or a Capytaine dataset 'hydrodynamics' "
-                             "holding one", "stiffness")
+            raise ModelError("give a 'stiffness' or a dataset 'hydrodynamics' holding one",
+                             "stiffness")
         else:
             from .bem import load_database
 
-            if load_database(params["hydrodynamics"]).hydrostatic_stiffness is None:
-                raise ModelError("the dataset has no hydrostatic stiffness; give "
+            db = load_database(params["hydrodynamics"], params.get("hydrodynamics_body"))
+            if db.hydrostatic_stiffness is None:
+                raise ModelError(f"{db.label} has no hydrostatic stiffness; give "
                                  "'stiffness'", "hydrodynamics")
 
     def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
@@ -150,19 +159,28 @@ class LinearHydrostatics(ForceType):
         from .bem import load_database
 
         mats = []
+        #: per element, the dataset the stiffness comes from (None: given by the user)
+        self._dbs: list[Any] = []
         for p in instances:
             if p["stiffness"] is not None:
                 mats.append(dofs.matrix6(p["stiffness"]))
+                self._dbs.append(None)
             else:
-                k = load_database(p["hydrodynamics"]).hydrostatic_stiffness
-                mats.append(np.asarray(k, dtype=float))
+                db = load_database(p["hydrodynamics"], p.get("hydrodynamics_body"))
+                mats.append(np.asarray(db.hydrostatic_stiffness, dtype=float))
+                self._dbs.append(db)
         self.stiffness = np.array(mats).reshape(-1, 6, 6)
         self._given = [p["equilibrium"] for p in instances]
         n = self.nb_forces
         self.p_ref, self.q_ref, self.buoyancy = np.zeros((n, 3)), np.zeros((n, 4)), np.zeros((n, 3))
 
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
+        from .bem import in_environment
+
         # in place: the kernel data holds these arrays
+        for i, db in enumerate(self._dbs):
+            if db is not None:  # a dataset's stiffness follows the density rule
+                self.stiffness[i] = in_environment(db, ctx).hydrostatic_stiffness
         f = frames[0]
         for i, g in enumerate(self._given):
             self.p_ref[i] = f.p[i] if g is None else np.asarray(g, dtype=float)

@@ -18,6 +18,7 @@ what the marine types' compiled kernels share.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -55,6 +56,118 @@ def matrix6(value: Any, path: str = "") -> Array:
             out[i, i] = x
         return out
     return _array(value, (6, 6), path, "a 6x6 matrix (6 rows of 6 numbers)")
+
+
+#: Relative asymmetry of an added-mass matrix (:func:`added_mass_asymmetry`) up to which
+#: it is round-off: symmetrised without a word.
+ASYMMETRY_ROUND_OFF = 1e-6
+#: Relative asymmetry above which an added-mass matrix is refused; between the two it is
+#: symmetrised with a warning (:func:`symmetric_added_mass`).
+ASYMMETRY_LIMIT = 0.5
+#: Most negative eigenvalue of the diagonally scaled added mass that is taken as noise
+#: (a sphere's sway-roll block about its COG is singular: noise makes it +-1e-7).
+NEGATIVE_LIMIT = -1e-2
+
+
+def _dof_label(i: int, n: int) -> str:
+    return DOF_NAMES[i] if n == 6 else f"body {i // 6 + 1} {DOF_NAMES[i % 6]}"
+
+
+def _diagonal_scale(m: Array) -> Array:
+    """``|A_ii|`` floored at 1e-6 of the largest of its kind (translations, rotations),
+    so that a DOF without added mass (a sphere's yaw) does not blow up the scaling."""
+    d = np.abs(np.diag(m)).astype(float)
+    kind = (np.arange(d.size) % 6) >= 3
+    for group in (kind, ~kind):
+        if group.any() and d[group].max() > 0:
+            d[group] = np.maximum(d[group], 1e-6 * d[group].max())
+    return d
+
+
+def added_mass_asymmetry(matrix: Any) -> tuple[float, int, int]:
+    """The relative asymmetry of an added-mass matrix and where it is largest.
+
+    With ``S = D^-1/2 A D^-1/2``, ``D`` the diagonal (:func:`_diagonal_scale`), the
+    asymmetry is ``max |S_ij - S_ji| / 2``: half the difference of the two estimates of
+    a coupling, in units of ``sqrt(A_ii A_jj)``, the largest a coupling of a positive
+    definite matrix can be (``|S_ij| <= 1``). Independent of units and of the DOFs'
+    scales (kg for surge, kg m^2 for pitch).
+
+    Returns
+    -------
+    asymmetry, i, j
+        ``i, j`` the entry with the largest one (0, 0 for a symmetric matrix).
+    """
+    m = np.asarray(matrix, dtype=float)
+    d = _diagonal_scale(m)
+    if not (d > 0).all():
+        return 0.0, 0, 0
+    s = m / np.sqrt(np.outer(d, d))
+    gap = np.abs(s - s.T) / 2
+    i, j = np.unravel_index(int(np.argmax(gap)), gap.shape)
+    return float(gap[i, j]), int(min(i, j)), int(max(i, j))
+
+
+def symmetric_added_mass(matrix: Any, what: str, path: str = "", *, warn: bool = True,
+                         stacklevel: int = 2) -> Array:
+    """The rule every force type that adds mass applies: the symmetric added mass.
+
+    Reciprocity makes an added mass symmetric; BEM data are so only to their numerical
+    accuracy (Capytaine's indirect method puts the surge-pitch terms of RM3's float 15 %
+    apart in the measure below), and the engine's constraint solve factors ``G M^-1
+    G^T`` by Cholesky, which needs a symmetric ``M``. So:
+
+    * asymmetry (:func:`added_mass_asymmetry`) up to :data:`ASYMMETRY_ROUND_OFF`: the
+      matrix is symmetrised, ``(A + A^T) / 2``, silently (round-off);
+    * up to :data:`ASYMMETRY_LIMIT`: symmetrised, with a ``UserWarning`` stating the
+      asymmetry, the DOF pair and both values (the average of two estimates of the same
+      coupling is the best estimate of it);
+    * above: refused. The two estimates of a coupling then differ by more than the
+      coupling can be: not noise but wrong data (swapped DOFs, a sign, a reference point
+      applied to rows only).
+
+    The symmetrised matrix is refused too if it has an eigenvalue below
+    :data:`NEGATIVE_LIMIT` once scaled by its diagonal (a negative added mass).
+
+    Parameters
+    ----------
+    matrix
+        ``(n, n)``, ``n`` a multiple of 6 (DOFs of one or several bodies).
+    what
+        What the matrix is, for messages (``'buoy.nc': infinite-frequency added mass``).
+    path
+        Key path for the error.
+    warn
+        Whether to warn (False once it has been said, e.g. at validation).
+
+    Raises
+    ------
+    ModelError
+        Naming ``what``, the asymmetry and the DOFs, and what is accepted.
+    """
+    m = np.asarray(matrix, dtype=float)
+    n = m.shape[0]
+    a, i, j = added_mass_asymmetry(m)
+    pair = f"{_dof_label(i, n)} and {_dof_label(j, n)}: {m[i, j]:.4g} and {m[j, i]:.4g}"
+    if a > ASYMMETRY_LIMIT:
+        raise ModelError(
+            f"{what} is far from symmetric (relative asymmetry {a:.3g} between {pair}); "
+            f"accepted: up to {ASYMMETRY_LIMIT:g} (symmetrised with a warning above "
+            f"{ASYMMETRY_ROUND_OFF:g}). An added mass is symmetric (reciprocity): check the "
+            "DOF order, the signs and the point the moments are about", path)
+    sym = 0.5 * (m + m.T)
+    if a > ASYMMETRY_ROUND_OFF and warn:
+        warnings.warn(f"{what} is not symmetric (relative asymmetry {a:.3g}, largest between "
+                      f"{pair}); it is used symmetrised, (A + A^T) / 2, as reciprocity "
+                      "requires", UserWarning, stacklevel=stacklevel + 1)
+    d = _diagonal_scale(sym)
+    if (d > 0).all():
+        low = float(np.linalg.eigvalsh(sym / np.sqrt(np.outer(d, d))).min())
+        if low < NEGATIVE_LIMIT:
+            raise ModelError(f"{what} must not be negative: scaled by its diagonal, its "
+                             f"eigenvalues include {low:.3g} (accepted down to "
+                             f"{NEGATIVE_LIMIT:g}, noise)", path)
+    return sym
 
 
 def vector6(value: Any, path: str = "") -> Array:

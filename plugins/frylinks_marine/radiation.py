@@ -16,12 +16,20 @@ so several bodies' ``(6 n, 6 n)`` kernels go through the same code.
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import os
+import sys
+import time
 import warnings
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse.csgraph
 
 from frylinks.errors import ModelError
 from frylinks.forces import ForceContext, ForceKernels, ForceType
@@ -34,6 +42,11 @@ if TYPE_CHECKING:
     from frylinks_marine.hydrodb import HydroDatabase
 
 Array = np.ndarray
+
+_LOG = logging.getLogger(__name__)
+
+#: A fit that has run this long [s] shows a progress bar (on a terminal) and logs its time.
+PROGRESS_DELAY = 1.0
 
 
 def impulse_response(db: HydroDatabase, t: Any) -> Array:
@@ -168,6 +181,10 @@ class RadiationStateSpace:
         ``(n, n)`` int, states per entry (0 if left out).
     dt
         Sampling step of the fitted samples [s].
+    tol
+        The fit tolerance asked for (NaN if none, e.g. a realisation read from a file).
+    unstable
+        ``(n, n)`` bool: significant entries left out for want of a stable realisation.
     """
 
     A: Array
@@ -176,6 +193,8 @@ class RadiationStateSpace:
     fit_error: Array
     order: Array
     dt: float
+    tol: float = float("nan")
+    unstable: Array = field(default_factory=lambda: np.zeros((0, 0), dtype=bool))
 
     @property
     def nb_states(self) -> int:
@@ -184,8 +203,9 @@ class RadiationStateSpace:
 
     @classmethod
     def from_impulse_response(cls, t: Any, kernel: Any, *, tol: float = 0.02,
-                              max_order: int = 20,
-                              threshold: float = 1e-3) -> RadiationStateSpace:
+                              max_order: int = 20, threshold: float = 1e-3, where: str = "",
+                              labels: Sequence[str] | None = None,
+                              progress: bool | None = None) -> RadiationStateSpace:
         """Realise ``K(t)`` samples entry by entry (Kung's Hankel-SVD method, ERA).
 
         For each significant entry, the Hankel matrix ``H[r, c] = K(t_{r+c})`` of the
@@ -199,7 +219,8 @@ class RadiationStateSpace:
         whose fit error is at most ``tol`` among the stable ones (all ``Re eig(A) < 0``,
         ``A`` real); orders that are not are skipped. If no order up to ``max_order``
         meets ``tol`` the most accurate stable one is kept with a warning; if none is
-        stable the entry is left out with a warning.
+        stable the entry is left out with a warning. Both warnings name ``where`` (the
+        dataset and body) and the entry by its DOFs (:meth:`warn_misses`).
 
         Parameters
         ----------
@@ -218,6 +239,13 @@ class RadiationStateSpace:
             rotations, in groups of six DOFs per body; when ``n`` is not a multiple of
             6, all DOFs form one group), so that numerical noise (a sphere's yaw) is
             not realised.
+        where
+            What is fitted (``'sphere.nc' body 'sphere'``), for messages.
+        labels
+            ``(n,)`` names of the DOFs, for messages (default: :func:`dof_labels`).
+        progress
+            Show a progress bar over the entries once the fit has run
+            :data:`PROGRESS_DELAY` seconds; None: when standard error is a terminal.
         """
         t = np.asarray(t, dtype=float).reshape(-1)
         k = np.asarray(kernel, dtype=float)
@@ -233,50 +261,82 @@ class RadiationStateSpace:
         blocks: list[tuple[int, int, Array, Array, Array]] = []
         fit_error = np.full((n, n), np.nan)
         order = np.zeros((n, n), dtype=int)
-        for i, j in zip(*np.nonzero(significant), strict=True):
-            fit = _realise(k[:, i, j], dt, tol, max_order)
-            if fit is None:
-                warnings.warn(f"radiation kernel entry ({i}, {j}): no stable realisation "
-                              f"up to order {max_order}; left out", UserWarning, stacklevel=2)
-                continue
-            a, b, c, err = fit
-            if err > tol:
-                warnings.warn(f"radiation kernel entry ({i}, {j}): best stable fit error "
-                              f"{err:.3g} > tol {tol:g} (order {a.shape[0]})", UserWarning,
-                              stacklevel=2)
-            blocks.append((int(i), int(j), a, b, c))
-            fit_error[i, j], order[i, j] = err, a.shape[0]
+        unstable = np.zeros((n, n), dtype=bool)
+        entries = list(zip(*np.nonzero(significant), strict=True))
+        start = time.perf_counter()
+        bar = _progress_bar(len(entries), where, progress)
+        try:
+            for i, j in entries:
+                fit = _realise(k[:, i, j], dt, tol, max_order)
+                if bar is not None:
+                    bar.update(1)
+                if fit is None:
+                    unstable[i, j] = True
+                    continue
+                a, b, c, err = fit
+                blocks.append((int(i), int(j), a, b, c))
+                fit_error[i, j], order[i, j] = err, a.shape[0]
+        finally:
+            if bar is not None:
+                bar.close()
+        elapsed = time.perf_counter() - start
+        if elapsed >= PROGRESS_DELAY:
+            _LOG.info("fitted the radiation memory of %s: %d entries in %.1f s",
+                      where or "a kernel", len(entries), elapsed)
         nz = sum(blk[2].shape[0] for blk in blocks)
         a_all, b_all, c_all = np.zeros((nz, nz)), np.zeros((nz, n)), np.zeros((n, nz))
-        start = 0
+        first = 0
         for i, j, a, b, c in blocks:
-            stop = start + a.shape[0]
-            a_all[start:stop, start:stop] = a
-            b_all[start:stop, j] = b
-            c_all[i, start:stop] = c
-            start = stop
-        return cls(A=a_all, B=b_all, C=c_all, fit_error=fit_error, order=order, dt=dt)
+            stop = first + a.shape[0]
+            a_all[first:stop, first:stop] = a
+            b_all[first:stop, j] = b
+            c_all[i, first:stop] = c
+            first = stop
+        out = cls(A=a_all, B=b_all, C=c_all, fit_error=fit_error, order=order, dt=dt,
+                  tol=float(tol), unstable=unstable)
+        out.warn_misses(where, labels, max_order=max_order, stacklevel=3)
+        return out
 
     @classmethod
     def from_database(cls, db: HydroDatabase, *, dt: float | None = None,
                       t_max: float | None = None, tol: float = 0.02, max_order: int = 20,
-                      threshold: float = 1e-3) -> RadiationStateSpace:
+                      threshold: float = 1e-3,
+                      progress: bool | None = None) -> RadiationStateSpace:
         """Realise :func:`impulse_response` of ``db`` sampled every ``dt`` up to ``t_max``.
 
         Defaults: ``dt = pi / (4 omega[-1])`` (the data's highest frequency is sampled
         8 times a period, so the discrete poles keep a real logarithm), ``t_max`` the
         time after which every significant kernel entry stays below 0.1 % of its peak
         (searched up to ``2 pi / min(d_omega)``, the longest memory the data resolve).
+        The fit is not cached: :func:`cached_state_space` is.
         """
-        dt = np.pi / (4 * float(db.omega[-1])) if dt is None else float(dt)
-        if t_max is None:
-            horizon = 2 * np.pi / float(np.min(np.diff(db.omega)))
-            t = np.arange(0.0, horizon + dt, dt)
-            kernel = impulse_response(db, t)
-            t_max = _decay_time(t, kernel[:, _significant(kernel, threshold)], 1e-3)
-        t = np.arange(int(np.ceil(t_max / dt)) + 1) * dt
-        return cls.from_impulse_response(t, impulse_response(db, t), tol=tol,
-                                         max_order=max_order, threshold=threshold)
+        return realised(db.omega, db.radiation_damping, dt=dt, t_max=t_max, tol=tol,
+                        max_order=max_order, threshold=threshold, where=db.label,
+                        progress=progress)
+
+    def warn_misses(self, where: str = "", labels: Sequence[str] | None = None, *,
+                    max_order: int | None = None, stacklevel: int = 2) -> None:
+        """Warn for each entry whose fit error exceeds :attr:`tol` and each entry left
+        out for want of a stable realisation, naming ``where`` and the entry's DOFs."""
+        n = self.fit_error.shape[0]
+        names = list(labels) if labels is not None else dof_labels(n)
+        prefix = f"{where}: " if where else ""
+        up_to = "" if max_order is None else f" up to order {max_order}"
+        if self.unstable.shape == (n, n):
+            for i, j in zip(*np.nonzero(self.unstable), strict=True):
+                warnings.warn(f"{prefix}radiation kernel {names[i]}-{names[j]}: no stable "
+                              f"realisation{up_to}; left out", UserWarning,
+                              stacklevel=stacklevel + 1)
+        if np.isfinite(self.tol):
+            with np.errstate(invalid="ignore"):
+                missed = np.nonzero(self.fit_error > self.tol)
+            for i, j in zip(*missed, strict=True):
+                warnings.warn(
+                    f"{prefix}radiation kernel {names[i]}-{names[j]}: the best stable fit "
+                    f"reached an error of {self.fit_error[i, j]:.3g} "
+                    f"({self.fit_error[i, j]:.1%}), above the tolerance {self.tol:g}, with "
+                    f"{self.order[i, j]} states{up_to}", UserWarning,
+                    stacklevel=stacklevel + 1)
 
     def impulse_response(self, t: Any) -> Array:
         """The realised kernel ``C exp(A t) B``, ``(nt, n, n)``."""
@@ -296,6 +356,164 @@ class RadiationStateSpace:
         eye = np.eye(self.nb_states)
         return np.stack([self.C @ np.linalg.solve(1j * wk * eye - self.A, self.B)
                          for wk in w])
+
+    def scaled(self, ratio: float) -> RadiationStateSpace:
+        """The system of the kernel times ``ratio`` (another water density)."""
+        return replace(self, C=self.C * float(ratio))
+
+    def moved(self, t: Array) -> RadiationStateSpace:
+        """The system with inputs and outputs about other points: ``u = T u'`` and
+        ``y' = T^T y`` (``T`` of :func:`~frylinks_marine.hydrodb.transform_matrix`, or
+        block diagonal for several bodies). The per-entry :attr:`fit_error` and
+        :attr:`order` keep describing the original entries."""
+        return replace(self, B=self.B @ t, C=t.T @ self.C)
+
+    def restricted(self, dofs: Any) -> RadiationStateSpace:
+        """The system from and to the DOFs ``dofs`` only (one body of several): the
+        blocks of states (connected parts of ``A``) both fed by and read into those
+        DOFs."""
+        idx = np.asarray(dofs, dtype=int).reshape(-1)
+        b, c = self.B[:, idx], self.C[idx, :]
+        keep = np.zeros(self.nb_states, dtype=bool)
+        if self.nb_states:
+            nb, parts = scipy.sparse.csgraph.connected_components(
+                (self.A != 0) | np.eye(self.nb_states, dtype=bool), directed=False)
+            for p in range(nb):
+                z = parts == p
+                keep[z] = bool(np.any(b[z] != 0) and np.any(c[:, z] != 0))
+        pick = np.ix_(idx, idx)
+        unstable = self.unstable[pick] if self.unstable.shape == self.fit_error.shape \
+            else np.zeros((idx.size, idx.size), dtype=bool)
+        return replace(self, A=self.A[np.ix_(keep, keep)], B=b[keep], C=c[:, keep],
+                       fit_error=self.fit_error[pick], order=self.order[pick],
+                       unstable=unstable)
+
+
+def dof_labels(n: int, bodies: Sequence[str] | None = None) -> list[str]:
+    """Names of ``n`` DOFs for messages: ``surge ... yaw`` for one body, ``<body>
+    surge`` for several (``bodies`` by default ``body1, body2, ...``)."""
+    names = ("surge", "sway", "heave", "roll", "pitch", "yaw")
+    if n % 6:
+        return [f"DOF {i}" for i in range(n)]
+    if n == 6 and not bodies:
+        return list(names)
+    bodies = list(bodies) if bodies else [f"body{b + 1}" for b in range(n // 6)]
+    return [f"{bodies[i // 6]} {names[i % 6]}" for i in range(n)]
+
+
+def realised(omega: Any, damping: Any, *, dt: float | None = None, t_max: float | None = None,
+             tol: float = 0.02, max_order: int = 20, threshold: float = 1e-3, where: str = "",
+             labels: Sequence[str] | None = None,
+             progress: bool | None = None) -> RadiationStateSpace:
+    """:meth:`RadiationStateSpace.from_database` on bare arrays ``omega (nw,)`` and
+    ``damping (nw, n, n)`` (one body's 6 DOFs, or several bodies' ``6 N``)."""
+    w = np.asarray(omega, dtype=float)
+    b = np.asarray(damping, dtype=float)
+    dt = np.pi / (4 * float(w[-1])) if dt is None else float(dt)
+    if t_max is None:
+        horizon = 2 * np.pi / float(np.min(np.diff(w)))
+        t = np.arange(0.0, horizon + dt, dt)
+        kernel = radiation_kernel(w, b, t)
+        t_max = _decay_time(t, kernel[:, _significant(kernel, threshold)], 1e-3)
+    t = np.arange(int(np.ceil(t_max / dt)) + 1) * dt
+    return RadiationStateSpace.from_impulse_response(
+        t, radiation_kernel(w, b, t), tol=tol, max_order=max_order, threshold=threshold,
+        where=where, labels=labels, progress=progress)
+
+
+def _progress_bar(total: int, where: str, enabled: bool | None) -> Any:
+    """A tqdm bar over the fitted entries, shown after :data:`PROGRESS_DELAY` seconds."""
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    if not enabled or total == 0:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=f"fitting the radiation memory of {where or 'a kernel'}",
+                unit="entry", delay=PROGRESS_DELAY, leave=False, file=sys.stderr)
+
+
+# --------------------------------------------------------------------------------------
+# The realisation kept on disk
+# --------------------------------------------------------------------------------------
+
+#: Bump to invalidate every cached realisation (with this module's source, in the key).
+_CACHE_FORMAT = 1
+
+
+def cache_folder() -> Path:
+    """Where fitted realisations are kept: ``radiation`` in the folder of frylinks'
+    generated steps, which ``frylinks cache`` counts and ``frylinks cache --clear``
+    empties (:func:`frylinks.engine.compose.cache_dir`)."""
+    from frylinks.engine.compose import cache_dir
+
+    return cache_dir() / "steps" / "radiation"
+
+
+def _cache_key(omega: Array, damping: Array, params: tuple[Any, ...]) -> str:
+    """Hash of the data the realisation is fitted from, the fit's settings and the code
+    that fits (this module's source: a change of the algorithm refits)."""
+    h = hashlib.sha256()
+    h.update(f"{_CACHE_FORMAT} {params!r} {omega.shape} {damping.shape}".encode())
+    h.update(np.ascontiguousarray(omega, dtype=np.float64).tobytes())
+    h.update(np.ascontiguousarray(damping, dtype=np.float64).tobytes())
+    h.update(Path(__file__).read_bytes())
+    return h.hexdigest()[:32]
+
+
+def cached_state_space(omega: Any, damping: Any, *, tol: float = 0.02, max_order: int = 20,
+                       threshold: float = 1e-3, where: str = "",
+                       labels: Sequence[str] | None = None,
+                       progress: bool | None = None) -> RadiationStateSpace:
+    """:func:`realised`, kept on disk in :func:`cache_folder`.
+
+    The file is keyed by a hash of ``omega``, ``damping`` (the data at the dataset's
+    density, about the COG: what is fitted), ``tol``, ``max_order``, ``threshold`` and
+    this module's source, so a resumed run, every case of a sweep and every later run
+    of the same data read it instead of fitting again; any change of the data or the
+    fitting code fits again. The fit's warnings (tolerance missed, entry left out) are
+    given again when the realisation is read back. An unreadable file is fitted again
+    and overwritten; a folder that cannot be written leaves the fit uncached.
+    """
+    w = np.asarray(omega, dtype=float)
+    b = np.asarray(damping, dtype=float)
+    params = (float(tol), int(max_order), float(threshold))
+    path = cache_folder() / f"fit_{_cache_key(w, b, params)}.npz"
+    loaded = _load(path, b.shape[1])
+    if loaded is not None:
+        loaded.warn_misses(where, labels, max_order=max_order, stacklevel=2)
+        return loaded
+    ss = realised(w, b, tol=tol, max_order=max_order, threshold=threshold, where=where,
+                  labels=labels, progress=progress)
+    _save(path, ss)
+    return ss
+
+
+def _load(path: Path, n: int) -> RadiationStateSpace | None:
+    try:
+        with np.load(path) as f:
+            ss = RadiationStateSpace(
+                A=f["A"], B=f["B"], C=f["C"], fit_error=f["fit_error"], order=f["order"],
+                dt=float(f["dt"]), tol=float(f["tol"]), unstable=f["unstable"].astype(bool))
+    except (OSError, KeyError, ValueError):  # missing, truncated or foreign: fit again
+        return None
+    nz = ss.A.shape[0]
+    if (ss.A.shape != (nz, nz) or ss.B.shape != (nz, n) or ss.C.shape != (n, nz)
+            or ss.fit_error.shape != (n, n) or ss.unstable.shape != (n, n)):
+        return None
+    return ss
+
+
+def _save(path: Path, ss: RadiationStateSpace) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+        np.savez(tmp, A=ss.A, B=ss.B, C=ss.C, fit_error=ss.fit_error, order=ss.order,
+                 dt=ss.dt, tol=ss.tol, unstable=ss.unstable)
+        os.replace(tmp, path)  # atomic: sweep workers fitting the same data at once
+    except OSError as exc:
+        warnings.warn(f"could not keep the radiation fit in {path.parent} ({exc}); it is "
+                      "fitted again at every run", UserWarning, stacklevel=3)
 
 
 def _significant(k: Array, threshold: float) -> Array:
