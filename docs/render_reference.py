@@ -314,6 +314,42 @@ signal: {type: linear_spline, points: [[0, 0], [1, 0.5], [3, 0.5]]}
 #: of such a plugin links to its section ``(<prefix>-<type name with dashes>)=`` there.
 GUIDES = {"marine": ("../marine.md", "marine", "the marine guide")}
 
+#: Where each built-in type comes from (the codes its behaviour was taken from and is
+#: tested against). ``frylinks plugins`` describes the types in engineering words; the
+#: seeds belong here.
+SEEDS = {
+    ("link", "fixed"): "FRyDoM's fixed link",
+    ("link", "revolute"): "FRyDoM's revolute link; Arboris' RzJoint",
+    ("link", "prismatic"): "FRyDoM's prismatic link",
+    ("link", "cylindrical"): "FRyDoM's cylindrical link",
+    ("link", "spherical"): "FRyDoM's spherical link",
+    ("link", "planar"): "FRyDoM's planar link",
+    ("link", "free"): "FRyDoM's free link",
+    ("link", "screw"): "FRyDoM's screw link",
+    ("link", "universal"): "Arboris' cardan joints RzRyJoint, RyRxJoint and RzRxJoint",
+    ("link", "fix_point"): "Solfec's FIX_POINT",
+    ("link", "fix_direction"): "Solfec's FIX_DIRECTION",
+    ("link", "rigid_link"): "Solfec's RIGID_LINK",
+    ("link", "prescribed_displacement"): "Solfec's SET_DISPLACEMENT driver",
+    ("link", "prescribed_velocity"): "Solfec's SET_VELOCITY driver",
+    ("link", "prescribed_acceleration"): "Solfec's SET_ACCELERATION driver",
+    ("force", "linear_spring_damper"): "Exudyn's ObjectConnectorLinearSpringDamper",
+    ("force", "torsional_spring_damper"): "Exudyn's ObjectConnectorTorsionalSpringDamper",
+    ("force", "spring"): "Multibody.jl's (Modelica's) Spring",
+    ("force", "damper"): "Multibody.jl's (Modelica's) Damper",
+    ("force", "spring_damper_parallel"): "Multibody.jl's (Modelica's) SpringDamperParallel",
+    ("force", "force"): "Multibody.jl's (Modelica's) Force",
+    ("force", "torque"): "Multibody.jl's (Modelica's) Torque",
+    ("force", "world_force"): "Multibody.jl's (Modelica's) WorldForce",
+    ("force", "world_torque"): "Multibody.jl's (Modelica's) WorldTorque",
+    ("force", "user_spring"): "Solfec's PUT_SPRING",
+    ("force", "radiation"): "Cummins' equation from a Capytaine (or WEC-Sim BEMIO) dataset, "
+                            "as WEC-Sim and FRyDoM solve it",
+    ("force", "wave_excitation"): "a Capytaine (or WEC-Sim BEMIO) dataset, as in WEC-Sim and "
+                                  "FRyDoM",
+    ("signal", "linear_spline"): "Solfec's driver input, a list of (time, value) pairs",
+}
+
 
 def _guide(registry: Registry, kind: str, name: str) -> str:
     info = registry.get(kind, name)
@@ -349,6 +385,8 @@ def _type_sections(kind: str, schema: Mapping[str, Any], registry: Registry) -> 
             words = [f"`{f}` ({'m' if f[0] == 't' else 'rad'})" for f in free]
             facts.append(f"Free DOFs: {', '.join(words) or 'none'}.")
         facts.append(_provenance(registry, kind, name))
+        if (kind, name) in SEEDS:
+            facts.append(f"Seed: {escape(SEEDS[kind, name])}.")
         facts.append(_guide(registry, kind, name))
         python_only = [f"`{p}` ({escape(q.doc.replace(' (Python API only)', ''))})" for p, q in
                        getattr(info.cls, "parameters", {}).items() if q.kind == "callable"] \
@@ -512,6 +550,42 @@ def _dims(dims: tuple[str, ...]) -> str:
     return ", ".join(f"`{d}`" for d in dims)
 
 
+def _units(units: str, dof_units: Sequence[str] | None) -> str:
+    """The units column: the attribute, or per DOF for a variable of mixed units."""
+    if dof_units is None:
+        return escape(units)
+    t, r = dof_units[0], dof_units[-1]
+    return f"`{units}`; per DOF: {escape(t)} (tx ty tz), {escape(r)} (rx ry rz)"
+
+
+UNITS_TEXT = """\
+Every `units` attribute is a UDUNITS-2 string, the grammar CF readers parse (`m s-1`,
+`N m`, `degree`; `1` for a dimensionless number). A variable over `dof` whose
+translational and rotational DOFs differ in units (m and rad, N and N m) has no single
+unit that is true of the whole array: its `units` is `1`, and the coordinate
+`<variable>_units` along `dof` gives the unit of each DOF, which a selection keeps
+(`ds.link_displacement.sel(dof="rz").link_displacement_units` is `rad`). The variable
+keeps its name and its `dof` dimension, so scripts that select a DOF are unchanged;
+`frylinks info` shows such units as `m, rad per dof` and `frylinks plot` labels the axis
+with the units of the DOFs drawn. Why not the alternatives: `m` alone would be false for
+the rotations (and let a unit-aware reader convert radians to feet), and splitting each
+such variable into a translational and a rotational one would rename or double the
+variables that scripts and DESIGN name.
+
+`body_attitude` gives the attitude as a marine engineer reads it: roll, pitch and yaw in
+degrees, the intrinsic z-y'-x'' Euler angles of the ship convention (SNAME's
+nomenclature, Fossen's zyx angles): the body axes are the world axes turned by yaw about
+z, then by pitch about the new y, then by roll about the body x (`R = Rz(yaw) Ry(pitch)
+Rx(roll)`); frames are z up, so yaw turns x towards y. Roll and yaw lie in [-180, 180]
+(not unwrapped), pitch in [-90, 90]. Within 1e-7 rad of pitch ±90° (gimbal lock) only
+yaw - roll (pitch up) or yaw + roll (pitch down) is defined: roll is set to 0 and yaw
+carries the rest, as scipy's `Rotation.as_euler("ZYX")` does. Degrees, because motion
+criteria, RAOs and sea-keeping reports are read in them; every other angle in the
+results stays in radians, as the engine works.
+
+"""
+
+
 def run_attributes() -> dict[str, Any]:
     """Global attributes of an actual run (a free body, one step)."""
     from frylinks import System
@@ -523,15 +597,21 @@ def run_attributes() -> dict[str, Any]:
 
 def results_page(registry: Registry, attributes: Mapping[str, Any] | None = None) -> str:
     """The Markdown of reference/results.md."""
-    from frylinks.results import COORDS, VARIABLES
+    from frylinks.results import COORDS, VARIABLES, per_dof
 
     attrs = run_attributes() if attributes is None else attributes
     out = [GENERATED, RESULTS_INTRO]
     coords = [("`time`", "time [s], float seconds"),
               ("`body`", "body names (not the ground)"),
               ("`link`", "link names"),
-              ("`force`", "force element names")]
+              ("`force`", "force element names"),
+              ("`<type>_element`", "names of the force elements of one type that declares "
+                                   "outputs (`radiation_element`): its variables run over "
+                                   "them only")]
     coords += [(f"`{d}`", " ".join(f"`{c}`" for c in labels)) for d, labels in COORDS.items()]
+    coords.append(("`<variable>_units` (along `dof`)",
+                   "the unit of each DOF of a variable whose DOFs differ in units "
+                   "(`link_displacement_units`: `m` `m` `m` `rad` `rad` `rad`)"))
     settings = [info for info in registry.all() if info.kind == "setting"]
     for info in settings:
         for d in getattr(info.cls, "dimensions", ()):
@@ -541,21 +621,26 @@ def results_page(registry: Registry, attributes: Mapping[str, Any] | None = None
     out.append(table(("dimension", "coordinate"), coords))
     out.append("## Variables\n\n")
     out.append(table(("variable", "dims", "units", "long_name"),
-                     [(f"`{n}`", _dims(v.dims), escape(v.units), escape(v.long_name))
-                      for n, v in VARIABLES.items()]))
+                     [(f"`{n}`", _dims(v.dims), _units(v.units, v.dof_units),
+                       escape(v.long_name)) for n, v in VARIABLES.items()]))
+    out.append(UNITS_TEXT)
     plugin_rows = []
     for info in registry.all():
         for name, o in getattr(info.cls, "outputs", {}).items():
             # a force type's variables run over the forces; a setting's only over its
             # own dimensions
             dims = ("time", *o.dims) if info.kind == "setting" else \
-                ("time", info.kind, *o.dims)
-            plugin_rows.append((f"`{name}`", _dims(dims), escape(o.units),
+                ("time", f"{info.name}_element", *o.dims)
+            units, dof_units = per_dof(o.units, o.rotational_units, dims)
+            plugin_rows.append((f"`{name}`", _dims(dims), _units(units, dof_units),
                                 escape(o.long_name),
                                 f"[`{info.name}`](case-file.md#{_anchor(info.kind, info.name)})"
                                 + (" (setting)" if info.kind == "setting" else "")))
     out.append("## Variables of plugin types\n\nA type adds its own variables, prefixed with "
-               "its name; elements of other types hold NaN there. A [setting]"
+               "its name, over its own elements only: the dimension `<type>_element`, "
+               "whose labels are the names of the type's elements (no padding over the "
+               "elements of other types). `frylinks plot OUT.nc VAR --select force=NAME` "
+               "finds an element there too. A [setting]"
                "(case-file.md#setting-types) (a top-level section of the case) writes "
                "its variables over its own dimensions, and only when each of them has "
                "names (the marine `environment` writes the wave elevation only at the "

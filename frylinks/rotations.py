@@ -243,7 +243,7 @@ GIMBAL_LOCK = 1e-7
 def quat_to_roll_pitch_yaw(q: Array) -> Array:
     """Roll, pitch and yaw [rad] of quaternions body -> world ``(..., 4) -> (..., 3)``.
 
-    The ship convention (ISO 19901 / SNAME, Fossen's zyx): intrinsic z-y'-x'' Euler
+    The ship convention (SNAME's nomenclature, Fossen's zyx angles): intrinsic z-y'-x'' Euler
     angles, ``R = Rz(yaw) Ry(pitch) Rx(roll)``: yaw about the world z axis, then pitch
     about the once-turned y axis, then roll about the body x axis. Roll and yaw lie in
     [-pi, pi], pitch in [-pi/2, pi/2] (the same angles as scipy's
