@@ -7,6 +7,7 @@ from frylinks import hookimpl
 from .exudyn import LinearSpringDamper, TorsionalSpringDamper
 from .frames import Force, Torque
 from .line import Damper, Spring, SpringDamperParallel
+from .pto import PTO_TYPES
 from .solfec import UserSpring
 from .world import WorldForce, WorldTorque
 
@@ -14,4 +15,4 @@ from .world import WorldForce, WorldTorque
 @hookimpl
 def frylinks_force_types() -> list[type]:
     return [WorldForce, WorldTorque, Force, Torque, LinearSpringDamper, TorsionalSpringDamper,
-            Spring, Damper, SpringDamperParallel, UserSpring]
+            Spring, Damper, SpringDamperParallel, UserSpring, *PTO_TYPES]

@@ -307,9 +307,15 @@ class TorsionalSpringDamper(_AxisSpringDamper):
 @kernel
 def linear_kinematics(data: tuple[Any, ...], master: NodeFrames, slave: NodeFrames,
                       direction: Array, dx: Array, dv: Array) -> None:
+    """:func:`axis_translation` with the type's axes (``data[0]``)."""
+    axis_translation(data[0], master, slave, direction, dx, dv)
+
+
+@kernel
+def axis_translation(axis: Array, master: NodeFrames, slave: NodeFrames, direction: Array,
+                     dx: Array, dv: Array) -> None:
     """``n = R_m axis`` into ``direction (n, 3)``, ``dx = n . (p_s - p_m)`` and ``dv = n .
-    (v_s - v_m)`` into ``(n,)``."""
-    axis = data[0]
+    (v_s - v_m)`` into ``(n,)``, for unit ``axis (n, 3)`` in master-node axes."""
     for i in range(len(dx)):
         rotate3(master.R[i], axis[i], direction[i])
         e = direction[i]
@@ -337,10 +343,17 @@ def linear_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: fl
 @kernel
 def twist_kinematics(data: tuple[Any, ...], master: NodeFrames, slave: NodeFrames,
                      direction: Array, angle: Array, rate: Array) -> None:
-    """Torque direction ``R_m g`` into ``direction (n, 3)``, the unwrapped twist and its
-    rate ``g . Omega`` into ``(n,)`` (module doc); ``angle_ref`` (``data[11]``) becomes the
-    twist, in place."""
-    axis, angle_ref = data[0], data[11]
+    """:func:`axis_twist` with the type's axes (``data[0]``) and unwrapping reference
+    (``data[11]``)."""
+    axis_twist(data[0], data[11], master, slave, direction, angle, rate)
+
+
+@kernel
+def axis_twist(axis: Array, angle_ref: Array, master: NodeFrames, slave: NodeFrames,
+               direction: Array, angle: Array, rate: Array) -> None:
+    """Torque direction ``R_m g`` into ``direction (n, 3)``, the unwrapped twist about
+    unit ``axis (n, 3)`` (master-node axes) and its rate ``g . Omega`` into ``(n,)``
+    (module doc); ``angle_ref`` becomes the twist, in place."""
     q = np.empty(4)
     qa = np.empty(3)
     g = np.empty(3)
