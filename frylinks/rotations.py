@@ -7,8 +7,12 @@ axes: ``v_world = R(q) @ v_body``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from .jit import kernel
 
 Array = NDArray[np.float64]
 
@@ -238,34 +242,51 @@ def euler_to_quat(angles: ArrayLike, sequence: str) -> Array:
 #: Pitch within this angle of +-90 degrees [rad] is gimbal lock for
 #: :func:`quat_to_roll_pitch_yaw` (scipy's ``Rotation.as_euler`` uses the same bound).
 GIMBAL_LOCK = 1e-7
+_COS_LOCK = math.sin(GIMBAL_LOCK)  # cos(pitch) below which pitch is +-90 deg
 
 
-def quat_to_roll_pitch_yaw(q: Array) -> Array:
+def quat_to_roll_pitch_yaw(q: ArrayLike) -> Array:
     """Roll, pitch and yaw [rad] of quaternions body -> world ``(..., 4) -> (..., 3)``.
 
-    The ship convention (SNAME's nomenclature, Fossen's zyx angles): intrinsic z-y'-x'' Euler
-    angles, ``R = Rz(yaw) Ry(pitch) Rx(roll)``: yaw about the world z axis, then pitch
-    about the once-turned y axis, then roll about the body x axis. Roll and yaw lie in
-    [-pi, pi], pitch in [-pi/2, pi/2] (the same angles as scipy's
-    ``Rotation.as_euler("ZYX")``, reversed).
+    The ship convention (SNAME's nomenclature, Fossen's zyx angles): intrinsic z-y'-x''
+    Euler angles, ``R = Rz(yaw) Ry(pitch) Rx(roll)``: yaw about the world z axis, then
+    pitch about the once-turned y axis, then roll about the body x axis. Roll and yaw lie
+    in [-pi, pi], pitch in [-pi/2, pi/2] (the same angles as scipy's
+    ``Rotation.as_euler("ZYX")``, reversed). Quaternions need not be unit.
 
     At gimbal lock (pitch within :data:`GIMBAL_LOCK` of +-pi/2) only yaw - roll (pitch
     up) or yaw + roll (pitch down) is defined: roll is set to 0 and yaw carries the
     rotation about the vertical, as scipy does; the angles still give back the rotation.
     """
-    m = quat_to_matrix(q)
-    # pitch from atan2 of its sine and cosine, both read off the matrix: asin(-m20)
-    # loses half the digits near +-90 deg, where a ship model may well be turned over
-    cos_pitch = np.hypot(m[..., 0, 0], m[..., 1, 0])
-    pitch = np.arctan2(-m[..., 2, 0], cos_pitch)
-    roll = np.arctan2(m[..., 2, 1], m[..., 2, 2])
-    yaw = np.arctan2(m[..., 1, 0], m[..., 0, 0])
-    lock = cos_pitch < np.sin(GIMBAL_LOCK)
-    if np.any(lock):
-        # R = Rz(yaw -+ roll) Ry(+-90): with roll = 0 the first two columns give yaw
-        roll = np.where(lock, 0.0, roll)
-        yaw = np.where(lock, np.arctan2(-m[..., 0, 1], m[..., 1, 1]), yaw)
-    return np.stack([roll, pitch, yaw], axis=-1)
+    q = np.ascontiguousarray(q, dtype=float)
+    flat = q.reshape(-1, 4)
+    out = np.empty((len(flat), 3))
+    # compiled: called at every output sample, where a dozen numpy calls on a few
+    # bodies' arrays cost ten times the arithmetic
+    _roll_pitch_yaw(flat, out)
+    return out.reshape((*q.shape[:-1], 3))
+
+
+@kernel
+def _roll_pitch_yaw(q: Array, out: Array) -> None:
+    """:func:`quat_to_roll_pitch_yaw` of ``q`` ``(n, 4)`` into ``out`` ``(n, 3)``."""
+    for i in range(q.shape[0]):
+        n = math.sqrt(q[i, 0] ** 2 + q[i, 1] ** 2 + q[i, 2] ** 2 + q[i, 3] ** 2)
+        w, x, y, z = q[i, 0] / n, q[i, 1] / n, q[i, 2] / n, q[i, 3] / n
+        # the entries of R(q) the angles need
+        r00, r10 = 1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z)
+        r20 = 2.0 * (x * z - w * y)
+        # pitch from atan2 of its sine and cosine, both read off the matrix: asin(-r20)
+        # loses half the digits near +-90 deg, where a ship model may well be turned over
+        cos_pitch = math.hypot(r00, r10)
+        out[i, 1] = math.atan2(-r20, cos_pitch)
+        if cos_pitch < _COS_LOCK:
+            # R = Rz(yaw -+ roll) Ry(+-90): with roll = 0, R01 and R11 give yaw
+            out[i, 0] = 0.0
+            out[i, 2] = math.atan2(-2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z))
+        else:
+            out[i, 0] = math.atan2(2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y))
+            out[i, 2] = math.atan2(r10, r00)
 
 
 def rotate(r: Array, v: Array) -> Array:
