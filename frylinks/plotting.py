@@ -223,7 +223,8 @@ def _draw_time_series(ax: Axes, da: xr.DataArray, words: list[str] | None, varia
     """One line per combination of the dims but time (cases too) against time."""
     others = _dims(da)
     values = np.asarray(da.values, dtype=float)  # reads only the selected values
-    # an all-NaN line draws nothing (a plugin output on elements of other types)
+    # an all-NaN line draws nothing (a case not run, or a file written before plugin
+    # outputs had their own element dimension and were NaN on other types' elements)
     lines = [(label, y) for label, y in _lines(da, others, values, words)
              if np.isfinite(y).any()]
     if not lines:

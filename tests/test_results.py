@@ -194,3 +194,21 @@ def test_body_attitude_is_roll_pitch_yaw_in_degrees(tmp_path: Path) -> None:
                                atol=1e-9)
     with xr.open_dataset(tmp_path / "a.nc") as f:
         xr.testing.assert_identical(f.body_attitude.load(), ds.body_attitude)
+
+
+def test_plot_selects_a_force_element_of_a_type_output(tmp_path: Path) -> None:
+    """``frylinks plot OUT.nc test_spin_wrench --select force=spin2``: a force name picks
+    the element on the type's own dimension, and the axis shows the DOF's units."""
+    from frylinks.info import open_results
+    from frylinks.plotting import make_figure
+
+    s = frylinks.System(gravity=[0, 0, 0], registry=registry())
+    s.add_body("b", mass=1.0, inertia=[1, 1, 1], angular_velocity=[0, 0, 1.0])
+    s.add_force("spin1", "test_spin", body="b", coefficient=0.5)
+    s.add_force("spin2", "test_spin", body="b", coefficient=0.25)
+    s.run(t_end=0.2, dt=0.01, every=5, output=tmp_path / "r.nc")
+    with open_results(tmp_path / "r.nc") as ds:
+        ax = make_figure(ds, "test_spin_wrench", {"force": "spin2", "dof": "rz"}).axes[0]
+        wz = ds.body_angular_velocity.sel(body="b", xyz="z").values
+    np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), -0.25 * wz, rtol=1e-12)
+    assert ax.get_ylabel().endswith("[N m]")
