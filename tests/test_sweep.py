@@ -454,3 +454,18 @@ def test_the_sweep_definition_is_stored(matrix: tuple[Path, xr.Dataset]) -> None
     assert stored == {"set": {"bodies.buoy.mass": MASSES,
                               "links.pto.spring_damper.stiffness": STIFFNESSES},
                       "zip": False, "t_end": T_END}
+
+
+def test_swept_units_are_udunits_strings() -> None:
+    """A swept parameter's units become its coordinate's ``units`` attribute: a UDUNITS
+    string ('degree', not 'deg'), or none for a parameter documented with several units
+    (a 6x6 matrix 'N m-1, N m rad-1')."""
+    from frylinks.sweeps import _units
+
+    system = frylinks.load_case(str(Path(__file__).resolve().parents[1] / "cases"
+                                    / "point_absorber.yaml"))
+    units = _units(system, ["environment.waves.tp", "environment.waves.heading_deg",
+                            "forces.hydrostatics.stiffness",
+                            "links.pto.spring_damper.damping"])
+    assert units == {"environment.waves.tp": "s", "environment.waves.heading_deg": "degree",
+                     "links.pto.spring_damper.damping": "N s m-1"}
