@@ -51,7 +51,9 @@ def mini(x0: float = 0.0, rail_axes: bool = False, **spring: object) -> frylinks
     s = frylinks.System(gravity=[0.0, 0.0, 0.0], name="exudyn-mini-example")
     s.ground.add_node("rail", orientation={"axis": [0.0, 1.0, 0.0], "angle_deg": 90.0})
     s.ground.add_node("origin")
-    s.add_body("body", mass=1.0, inertia=[1.0, 1.0, 1.0], position=[x0, 0.0, 0.0])
+    # the body's axes as the rail node's: a prismatic link keeps them equal
+    s.add_body("body", mass=1.0, inertia=[1.0, 1.0, 1.0], position=[x0, 0.0, 0.0],
+               orientation={"axis": [0.0, 1.0, 0.0], "angle_deg": 90.0})
     s.add_link("rail", "prismatic", master="ground.rail", slave="body")
     master, axis = ("ground.rail", [0.0, 0.0, 1.0]) if rail_axes else ("ground.origin",
                                                                       [1.0, 0.0, 0.0])
