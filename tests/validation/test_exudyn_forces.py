@@ -71,7 +71,7 @@ def test_mini_example_dynamic_response(oscillator: Callable, record_property: Ca
     t = ds.time.values
     x, v, _ = oscillator(t, 1.0, K, D, F, 0.0, 0.0)
     xs = ds.body_position.sel(body="body", xyz="x").values
-    out = {k: ds[f"linear_spring_damper_{k}"].sel(force="spring").values
+    out = {k: ds[f"linear_spring_damper_{k}"].sel(linear_spring_damper_element="spring").values
            for k in ("displacement", "velocity", "force")}
     bound = rk4_bound(np.sqrt(K), F / K, 1.0)
     ex = float(np.abs(xs - x).max())
@@ -136,7 +136,8 @@ def duffing_period() -> float:
 def test_cubic_user_function_period_and_motion(record_property: Callable) -> None:
     s = frylinks.System(gravity=[0.0, 0.0, 0.0], name="exudyn-cubic-spring")
     s.ground.add_node("rail", orientation={"axis": [0.0, 1.0, 0.0], "angle_deg": 90.0})
-    s.add_body("body", mass=1.0, inertia=[1.0, 1.0, 1.0], position=[A, 0.0, 0.0])
+    s.add_body("body", mass=1.0, inertia=[1.0, 1.0, 1.0], position=[A, 0.0, 0.0],
+               orientation={"axis": [0.0, 1.0, 0.0], "angle_deg": 90.0})
     s.add_link("rail", "prismatic", master="ground.rail", slave="body")
     s.add_force("spring", "linear_spring_damper", master="ground", slave="body",
                 stiffness=KC, damping=KC * 0.01, user_function=uf_force)
@@ -298,7 +299,8 @@ def test_cubic_user_function_ten_periods(record_property: Callable) -> None:
     """Slow twin: 5 s (about ten periods): every period and the energy stay exact."""
     s = frylinks.System(gravity=[0.0, 0.0, 0.0], name="exudyn-cubic-spring")
     s.ground.add_node("rail", orientation={"axis": [0.0, 1.0, 0.0], "angle_deg": 90.0})
-    s.add_body("body", mass=1.0, inertia=[1.0, 1.0, 1.0], position=[A, 0.0, 0.0])
+    s.add_body("body", mass=1.0, inertia=[1.0, 1.0, 1.0], position=[A, 0.0, 0.0],
+               orientation={"axis": [0.0, 1.0, 0.0], "angle_deg": 90.0})
     s.add_link("rail", "prismatic", master="ground.rail", slave="body")
     s.add_force("spring", "linear_spring_damper", master="ground", slave="body",
                 stiffness=KC, user_function=uf_force)
