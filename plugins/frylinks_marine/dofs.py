@@ -75,12 +75,14 @@ def _dof_label(i: int, n: int) -> str:
 
 def _diagonal_scale(m: Array) -> Array:
     """``|A_ii|`` floored at 1e-6 of the largest of its kind (translations, rotations),
-    so that a DOF without added mass (a sphere's yaw) does not blow up the scaling."""
+    so that a DOF without added mass (a sphere's yaw) does not blow up the scaling (1 for
+    a kind without any)."""
     d = np.abs(np.diag(m)).astype(float)
     kind = (np.arange(d.size) % 6) >= 3
     for group in (kind, ~kind):
-        if group.any() and d[group].max() > 0:
-            d[group] = np.maximum(d[group], 1e-6 * d[group].max())
+        if group.any():  # a kind without any added mass: its rows are zero, scale 1
+            top = d[group].max()
+            d[group] = np.maximum(d[group], 1e-6 * top) if top > 0 else 1.0
     return d
 
 

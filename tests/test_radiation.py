@@ -1,0 +1,149 @@
+"""The radiation state-space fit as a run meets it (``frylinks_marine.radiation``): kept
+on disk and read back (keyed by the data, the tolerance and the fitting code), cleared by
+``frylinks cache --clear``, its progress shown, and its misses named.
+
+Every test keeps the fits in its own temporary directory (the compiled steps stay in
+frylinks' cache folder: a run here does not compile again).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from frylinks_marine import radiation
+from frylinks_marine.hydrodb import HydroDatabase, read_capytaine
+from frylinks_marine.radiation import cached_state_space
+
+import frylinks
+from frylinks.cli import main
+
+DATA = Path(__file__).parents[1] / "plugins" / "frylinks_marine" / "data"
+SPHERE = DATA / "sphere_capytaine.nc"
+Record = Callable[[str, Any], None]
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The cache folder the fits go to: ``steps/radiation`` under it, as under
+    frylinks' own (where ``frylinks cache`` looks)."""
+    folder = tmp_path / "cache"
+    monkeypatch.setattr(radiation, "cache_folder", lambda: folder / "steps" / "radiation")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def sphere() -> HydroDatabase:
+    return read_capytaine(SPHERE)
+
+
+def fits(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("fit_*.npz"))
+
+
+def test_fit_is_kept_and_read_back(sphere: HydroDatabase, cache: Path,
+                                   monkeypatch: pytest.MonkeyPatch,
+                                   record_property: Record) -> None:
+    """A second fit of the same data and tolerance reads the file (fitting again is
+    made to fail) and gives the same system; another tolerance or other data fit again."""
+    start = time.perf_counter()
+    first = cached_state_space(sphere.omega, sphere.radiation_damping, tol=0.02)
+    cold = time.perf_counter() - start
+    assert len(fits(cache)) == 1
+
+    def refit(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("fitted again")
+
+    with monkeypatch.context() as m:
+        m.setattr(radiation, "realised", refit)
+        start = time.perf_counter()
+        again = cached_state_space(sphere.omega, sphere.radiation_damping, tol=0.02)
+        warm = time.perf_counter() - start
+    record_property("sphere_fit_cold_s", cold)
+    record_property("sphere_fit_cached_s", warm)
+    for name in ("A", "B", "C", "fit_error", "order", "unstable"):
+        np.testing.assert_array_equal(getattr(again, name), getattr(first, name), name)
+    assert (again.dt, again.tol) == (first.dt, first.tol)
+    cached_state_space(sphere.omega, sphere.radiation_damping, tol=0.05)
+    changed = sphere.radiation_damping.copy()
+    changed[10, 2, 2] *= 1.001
+    cached_state_space(sphere.omega, changed, tol=0.02)
+    assert len(fits(cache)) == 3
+
+
+def test_an_unreadable_file_is_fitted_again(sphere: HydroDatabase, cache: Path) -> None:
+    first = cached_state_space(sphere.omega, sphere.radiation_damping)
+    (path,) = fits(cache)
+    path.write_bytes(b"not a numpy file")
+    again = cached_state_space(sphere.omega, sphere.radiation_damping)
+    np.testing.assert_array_equal(again.A, first.A)
+    with np.load(path) as f:  # and rewritten
+        np.testing.assert_array_equal(f["A"], first.A)
+
+
+def test_frylinks_cache_counts_and_clears_the_fits(sphere: HydroDatabase, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("FRYLINKS_CACHE_DIR", str(cache))
+    assert radiation.cache_folder() == cache / "steps" / "radiation"
+    cached_state_space(sphere.omega, sphere.radiation_damping)
+    assert main(["cache"]) == 0
+    assert "1 files" in capsys.readouterr().out
+    assert main(["cache", "--clear"]) == 0
+    assert fits(cache) == []
+
+
+def test_a_run_uses_the_cache(cache: Path) -> None:
+    """The radiation force of a run fits once: the second run (a resume, a sweep's next
+    case) reads the file."""
+    def build() -> frylinks.System:
+        s = frylinks.System()
+        s.add_body("b", mass=2.618e5, inertia=[1e6, 1e6, 1e6], position=[0, 0, -1.9])
+        s.add_force("hs", "linear_hydrostatics", body="b", hydrodynamics=str(SPHERE),
+                    equilibrium=[0, 0, -2.0])
+        s.add_force("rad", "radiation", body="b", hydrodynamics=str(SPHERE))
+        return s
+
+    first = build().run(t_end=0.2, dt=0.05)
+    assert len(fits(cache)) == 1
+    stamp = fits(cache)[0].stat().st_mtime_ns
+    second = build().run(t_end=0.2, dt=0.05)
+    assert fits(cache)[0].stat().st_mtime_ns == stamp
+    np.testing.assert_array_equal(second.radiation_memory_force.values,
+                                  first.radiation_memory_force.values)
+
+
+def test_progress_bar(sphere: HydroDatabase, cache: Path, monkeypatch: pytest.MonkeyPatch,
+                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A fit that lasts shows a bar naming what is fitted (here: at once, and asked for;
+    by default only on a terminal)."""
+    monkeypatch.setattr(radiation, "PROGRESS_DELAY", 0.0)
+    cached_state_space(sphere.omega, sphere.radiation_damping, where="'sphere.nc'",
+                       progress=True)
+    err = capsys.readouterr().err
+    assert "fitting the radiation memory of 'sphere.nc'" in err and "entry" in err
+
+
+def test_a_missed_tolerance_names_the_body_and_the_dofs(sphere: HydroDatabase,
+                                                        cache: Path) -> None:
+    """At a tolerance the order limit cannot meet: one warning per entry naming the
+    dataset and body, the DOF pair and the error reached; the same warnings when the
+    realisation is read back from the disk."""
+    messages = []
+    for _ in range(2):  # fitted, then read back
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            ss = cached_state_space(sphere.omega, sphere.radiation_damping, tol=1e-4,
+                                    max_order=4, where=sphere.label + " body 'ball'")
+        messages.append(sorted(str(w.message) for w in record))
+    assert messages[0] == messages[1] and len(messages[0]) >= 1
+    heave = next(m for m in messages[0] if "heave-heave" in m)
+    assert "sphere_capytaine.nc' body 'ball'" in heave
+    assert f"{ss.fit_error[2, 2]:.3g}" in heave and "above the tolerance 0.0001" in heave
+    assert "up to order 4" in heave
