@@ -9,6 +9,12 @@ xi'(s) ds`` with ``K(t) = 2/pi int_0^inf B(w) cos(w t) dw`` (:func:`impulse_resp
 :class:`frylinks_marine.hydrodb.HydroDatabase`; nothing here depends on the DOF count,
 so several bodies' ``(6 n, 6 n)`` kernels go through the same code.
 
+A fit is kept on disk (:func:`cached_state_space`, in :func:`cache_folder`), keyed by the
+data, the tolerance and this module's source, so a run resumed, a sweep's cases and a
+second run read it back; it runs on one BLAS thread (:func:`one_blas_thread`), shows a
+progress bar on a terminal when it lasts, and names the dataset, body and DOF pair of an
+entry that misses its tolerance (:meth:`RadiationStateSpace.warn_misses`).
+
 :class:`RadiationMemory` is the compiled evaluation of the ``radiation`` force type
 (:class:`frylinks_marine.bem.Radiation`): its wrench ``-C z`` and the state derivative
 ``z' = A z + B xi'`` as kernels over the block's elements.
