@@ -16,8 +16,9 @@ its time convention (``exp(+i omega t)``) right:
 * the two codes on their common frequencies where 200 m is deep water (omega >= 0.4
   rad/s): added mass, damping and excitation (complex) within 2.5 % of each entry's peak
   (measured: up to 1.5 %, 2.2 % and 1.3 %);
-* BEMIO's own impulse response against frylinks' transform of BEMIO's damping, and BEMIO's
-  state-space realisation against it (WEC-Sim accepts R^2 >= 0.95);
+* BEMIO's own impulse response against frylinks' transform of BEMIO's damping (within
+  1 % of K(0)), and BEMIO's state-space realisation against it (WEC-Sim accepts
+  R^2 >= 0.95);
 * the heave decay from 1 m computed from each file agrees to the accuracy their heave
   coefficients differ by, and each meets the published codes' trough, peak and period.
 
@@ -134,15 +135,16 @@ def test_bemio_impulse_response_and_state_space(bemio: HydroDatabase,
                                                 record_property: Record) -> None:
     """BEMIO's stored kernel (WEC-Sim's trapezoidal transform of its damping on 1001
     interpolated frequencies, times rho here) against frylinks' Filon transform of the
-    same damping: heave within 3 % of K(0). BEMIO's realisation is the rougher fit WEC-Sim
-    accepts (R^2 >= 0.95, about 10-15 % RMS); frylinks' own meets 2 %."""
+    same damping: heave and surge within 1 % of K(0) (measured 0.03 %). BEMIO's
+    realisation is the rougher fit WEC-Sim accepts (R^2 >= 0.95, about 10-15 % RMS);
+    frylinks' own meets 2 %."""
     assert bemio.kernel is not None and bemio.kernel_time is not None
     t = bemio.kernel_time
     mine = impulse_response(bemio, t)
     for name, i in (("heave", HEAVE), ("surge", SURGE)):
         diff = float(np.max(np.abs(bemio.kernel[:, i, i] - mine[:, i, i])) / mine[0, i, i])
         record_property(f"bemio_kernel_{name}_difference_of_peak", diff)
-        assert diff < 0.03
+        assert diff < 0.01
     ss = bemio.state_space
     assert ss is not None
     record_property("bemio_state_space_states", ss.nb_states)
