@@ -4,7 +4,8 @@
 Exit codes: 0 success; 1 a run that did not complete (diverged, interrupted); 2 a
 mistake in the input (case file, plugin, command line), reported on one line as
 ``frylinks: error: <message>`` without a traceback; 141 (as for SIGPIPE), quietly, when
-the reader of the output closed it early (``frylinks plugins | head -1``).
+the reader of the output closed it early (``frylinks plugins | head -1``). A warning is
+one line too, ``frylinks: warning: <message>``, without Python's file and line.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ import shutil
 import sys
 import textwrap
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
@@ -48,6 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         The exit code; :data:`BROKEN_PIPE` when the reader of the output went away
         (``frylinks info OUT.nc | head -1``), which ends the command quietly.
     """
+    shown = warnings.showwarning
+    warnings.showwarning = _show_warning
     try:
         code = _main(argv)
         # output to a pipe is buffered: the reader's absence shows at this flush
@@ -55,6 +60,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except BrokenPipeError:
         return _reader_gone()
+    finally:
+        warnings.showwarning = shown
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str,
+                  lineno: int, file: TextIO | None = None, line: str | None = None) -> None:
+    """A warning as a user of the command reads it, ``frylinks: warning: <message>``:
+    not the Python file and source line that raised it (a user's case is not there)."""
+    try:
+        print(f"{PROG}: warning: {message}", file=file or sys.stderr)
+    except OSError:  # stderr gone: nothing to tell
+        pass
 
 
 def _reader_gone() -> int:

@@ -169,6 +169,19 @@ def test_check_warns_of_a_link_set_up_in_the_wrong_axes(tmp_path: Path) -> None:
 SEED_NAMES = ("Solfec", "FRyDoM", "Exudyn", "Multibody.jl", "Arboris", "Modelica")
 
 
+def test_warnings_read_as_the_commands_not_as_python_source(tmp_path: Path) -> None:
+    """A run's warning is one line ``frylinks: warning: ...``, without the Python file,
+    line and source text that raised it."""
+    case = tmp_path / "turned.yaml"
+    case.write_text(TURNED_SLAVE)
+    proc = frylinks_cmd("run", case.name, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert lines[0].startswith("frylinks: warning: the initial positions do not satisfy "
+                               "the links: violated 'slide'")
+    assert "UserWarning" not in proc.stderr and ".py:" not in proc.stderr
+
+
 def test_plugins_lists_every_builtin_type() -> None:
     """Every registered type on its own line (not wrapped into a pipe), with its kind,
     plugin, distribution, version and a description in engineering words."""
