@@ -33,6 +33,9 @@ MAX_LISTED_CASES = 10
 #: Exit code when the reader of the output closed it early: that of a command killed by
 #: SIGPIPE (128 + 13), as ``yes | head -1`` gives; the shell says nothing about it.
 BROKEN_PIPE = 141
+#: What the folders of the cache hold, for ``frylinks cache``.
+CACHED = {"steps": "generated steps of each kind of model, and their machine code",
+          "radiation": "state-space fits of radiation memories"}
 #: Narrowest column of descriptions that ``frylinks plugins`` wraps text into.
 MIN_DESCRIPTION_WIDTH = 30
 
@@ -357,18 +360,22 @@ def _plugins(args: argparse.Namespace) -> int:
 def _cache(args: argparse.Namespace) -> int:
     from .engine.compose import cache_dir, cache_files
 
-    steps, kernels = cache_files()
+    groups, kernels = cache_files()
     size = (lambda files: sum(f.stat().st_size for f in files) / 1e6)  # noqa: E731
+    kept = [f for files in groups.values() for f in files]
     if args.clear:
-        for f in steps + kernels:
+        for f in kept + kernels:
             f.unlink(missing_ok=True)
-        print(f"cleared {len(steps)} files of generated steps from {cache_dir()} and "
-              f"{len(kernels)} files of kernels' machine code")
+        print(f"cleared {len(kept)} files from {cache_dir()} and {len(kernels)} files of "
+              "kernels' machine code")
         return 0
-    print(f"generated steps: {cache_dir()} ({len(steps)} files, {size(steps):.1f} MB)")
+    print(f"cache folder: {cache_dir()}")
+    for name, files in groups.items() or {"steps": []}.items():
+        what = CACHED.get(name, "kept by a plugin")
+        print(f"  {name}: {len(files)} files, {size(files):.1f} MB ({what})")
     print(f"kernels' machine code: {len(kernels)} files, {size(kernels):.1f} MB, in the "
           "__pycache__ folders of frylinks and its plugins")
-    print("clear both with: frylinks cache --clear")
+    print("clear all of it with: frylinks cache --clear")
     return 0
 
 

@@ -33,7 +33,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The cache folder the fits go to: ``steps/radiation`` under it, as under
     frylinks' own (where ``frylinks cache`` looks)."""
     folder = tmp_path / "cache"
-    monkeypatch.setattr(radiation, "cache_folder", lambda: folder / "steps" / "radiation")
+    monkeypatch.setattr(radiation, "cache_folder", lambda: folder / "radiation")
     return folder
 
 
@@ -91,10 +91,10 @@ def test_frylinks_cache_counts_and_clears_the_fits(sphere: HydroDatabase, tmp_pa
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     cache = tmp_path / "cache"
     monkeypatch.setenv("FRYLINKS_CACHE_DIR", str(cache))
-    assert radiation.cache_folder() == cache / "steps" / "radiation"
+    assert radiation.cache_folder() == cache / "radiation"
     cached_state_space(sphere.omega, sphere.radiation_damping)
     assert main(["cache"]) == 0
-    assert "1 files" in capsys.readouterr().out
+    assert "  radiation: 1 files" in capsys.readouterr().out
     assert main(["cache", "--clear"]) == 0
     assert fits(cache) == []
 

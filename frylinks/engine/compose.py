@@ -65,11 +65,14 @@ def cache_dir() -> Path:
     return Path(base) / "frylinks"
 
 
-def cache_files() -> tuple[list[Path], list[Path]]:
-    """The files of generated steps (sources and machine code) in :func:`cache_dir`, and
-    numba's cache files of the kernels of frylinks and of every registered plugin."""
-    folder = cache_dir() / "steps"
-    steps = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+def cache_files() -> tuple[dict[str, list[Path]], list[Path]]:
+    """The files in :func:`cache_dir` by folder (``steps``: the generated steps' sources
+    and machine code; a plugin keeps its own in a folder of its own, e.g. ``radiation``
+    for the marine plugin's fitted state spaces), and numba's cache files of the
+    kernels of frylinks and of every registered plugin."""
+    root = cache_dir()
+    groups = {d.name: sorted(p for p in d.rglob("*") if p.is_file())
+              for d in sorted(root.iterdir()) if d.is_dir()} if root.exists() else {}
     roots = {Path(__file__).resolve().parent.parent}
     from ..registry import Registry
 
@@ -80,7 +83,7 @@ def cache_files() -> tuple[list[Path], list[Path]]:
             roots.add(Path(path).resolve().parent)
     kernels = sorted({p for root in roots for pattern in ("*.nbi", "*.nbc")
                       for p in root.rglob(pattern)})
-    return steps, kernels
+    return groups, kernels
 
 
 # ------------------------------------------------------------------ the model's data

@@ -462,12 +462,12 @@ _CACHE_FORMAT = 1
 
 
 def cache_folder() -> Path:
-    """Where fitted realisations are kept: ``radiation`` in the folder of frylinks'
-    generated steps, which ``frylinks cache`` counts and ``frylinks cache --clear``
-    empties (:func:`frylinks.engine.compose.cache_dir`)."""
+    """Where fitted realisations are kept: the folder ``radiation`` of frylinks' cache,
+    which ``frylinks cache`` lists and ``frylinks cache --clear`` empties
+    (:func:`frylinks.engine.compose.cache_dir`)."""
     from frylinks.engine.compose import cache_dir
 
-    return cache_dir() / "steps" / "radiation"
+    return cache_dir() / "radiation"
 
 
 def _cache_key(omega: Array, damping: Array, params: tuple[Any, ...]) -> str:
