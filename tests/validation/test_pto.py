@@ -108,7 +108,7 @@ def test_passive_damper_power_is_the_linear_solutions() -> None:
 
 
 M, K, C, V0 = 2.0, 50.0, 1.5, 1.0          # the oscillators: kg (kg m2), N/m (N m/rad) ...
-MC, FC, VC0, VS = 2.0, 10.0, 3.0, 1e-3     # the Coulomb slider
+MC, FC, VC0, VS = 2.0, 10.0, 3.0, 0.02     # the Coulomb slider
 
 
 def three_ptos(law: object = None) -> frylinks.System:
@@ -138,9 +138,15 @@ def three_ptos(law: object = None) -> frylinks.System:
     return s
 
 
+#: rk4 (its compile is half generalized-alpha's for this model, and the suite compiles
+#: it cold in CI); its step resolves the Coulomb PTO's time constant at rest, m v_s / F
+#: = 4 ms.
+RUN = {"t_end": 1.2, "dt": 0.001, "integrator": "rk4"}
+
+
 @pytest.fixture(scope="module")
 def ptos() -> frylinks.Any:
-    return three_ptos().run(t_end=1.2, dt=0.002, integrator="generalized_alpha")
+    return three_ptos().run(**RUN)
 
 
 @pytest.mark.parametrize("name", ["pto_damper", "rotary_pto_damper"])
@@ -155,22 +161,22 @@ def test_absorbed_energy_closes_the_energy_balance(ptos: frylinks.Any, name: str
     x = V0 / wd * np.exp(-zeta * wn * t) * np.sin(wd * t)
     xdot = V0 * np.exp(-zeta * wn * t) * (np.cos(wd * t) - zeta * wn / wd * np.sin(wd * t))
     lost = 0.5 * M * V0**2 - (0.5 * M * xdot**2 + 0.5 * K * x**2)
-    # generalized-alpha at dt = 2 ms: second order, 1e-4 of the energy
-    assert np.max(np.abs(first(ptos, f"{name}_energy") - lost)) < 1e-4 * 0.5 * M * V0**2
-    np.testing.assert_allclose(first(ptos, f"{name}_position"), x, rtol=0, atol=2e-5)
+    assert np.max(np.abs(first(ptos, f"{name}_energy") - lost)) < 1e-9 * 0.5 * M * V0**2
+    np.testing.assert_allclose(first(ptos, f"{name}_position"), x, rtol=0, atol=1e-10)
 
 
 def test_coulomb_pto_decelerates_at_f_over_m_and_stops_without_chatter(ptos: frylinks.Any
                                                                         ) -> None:
-    """F = 10 N on 2 kg sliding at 3 m/s: v = 3 - 5 t until about 0.6 s, then rest."""
+    """F = 10 N on 2 kg sliding at 3 m/s: v = 3 - 5 t (while |v| >> v_s) until about
+    0.6 s, then rest."""
     t = ptos.time.values
     v = first(ptos, "pto_coulomb_velocity")
-    sliding = t < 0.55
-    np.testing.assert_allclose(v[sliding], VC0 - FC / MC * t[sliding], rtol=0, atol=1e-6)
-    after = t > 0.65
-    # at rest: the velocity within the Newton tolerance of 0 and the force a thousandth
-    # of F, not flipping between +F and -F from step to step (chatter)
-    assert np.all(np.abs(v[after]) < 1e-3 * VS)
+    sliding = t < 0.5  # v > 0.5 m/s = 25 v_s: tanh(25) = 1 - 4e-22
+    np.testing.assert_allclose(v[sliding], VC0 - FC / MC * t[sliding], rtol=0, atol=1e-9)
+    after = t > 0.75
+    # at rest: the velocity decays to 0 (exponentially, time constant m v_s / F) and the
+    # force with it, never flipping between +F and -F from step to step (chatter)
+    assert np.all(v[after] >= 0.0) and np.all(np.diff(v[after]) <= 0.0)
     assert np.all(np.abs(first(ptos, "pto_coulomb_force")[after]) < 1e-3 * FC)
     energy = first(ptos, "pto_coulomb_energy")[-1]
     assert energy == pytest.approx(0.5 * MC * VC0**2, rel=1e-4)
@@ -181,9 +187,8 @@ def test_a_python_control_law_replaces_the_law_on_the_python_path(ptos: frylinks
     """``function`` gives the force (here the damper's own law, f = C v): the same
     motion as the compiled damper, on the Python path, which the run says it takes."""
     with pytest.warns(UserWarning, match="control law is a Python function"):
-        python = three_ptos(lambda t, x, v: C * v).run(t_end=1.2, dt=0.002,
-                                                        integrator="generalized_alpha")
+        python = three_ptos(lambda t, x, v: C * v).run(**RUN)
     for var in ("body_position", "pto_damper_power", "pto_damper_energy",
                 "pto_coulomb_force"):
-        np.testing.assert_allclose(python[var].values, ptos[var].values, rtol=1e-9,
-                                   atol=1e-12)
+        np.testing.assert_allclose(python[var].values, ptos[var].values, rtol=1e-12,
+                                   atol=1e-14)
