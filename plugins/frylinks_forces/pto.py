@@ -252,111 +252,80 @@ _DAMPING = {False: "N s m-1", True: "N m s rad-1"}
 _STIFFNESS = {False: "N m-1", True: "N m rad-1"}
 
 
-def _damper(rotary: bool) -> type[PTOType]:
-    prefix = "rotary_pto" if rotary else "pto"
-
-    class Damper(PTOType):
-        __doc__ = f"Passive PTO: f = B v ({'rotary' if rotary else 'linear'})."
-        name = f"{prefix}_damper"
-        parameters = _params(rotary, {"damping": Param(
-            "float", _DAMPING[rotary], "PTO damping B", minimum=0.0)})
-        outputs = _outputs(name, rotary)
-        description = (f"power take-off {'turning about' if rotary else 'sliding along'} "
-                       "an axis between two nodes: a passive damper")
-        examples: ClassVar[list[dict[str, Any]]] = [
-            {"damping": 1.0e3}, {"damping": 50.0, "mean_power_from": 2},
-            {"damping": 0.0, "function": hydraulic_law}]
-
-        @classmethod
-        def coefficients(cls, p: Mapping[str, Any]) -> tuple[float, float, float, float,
-                                                              float]:
-            return 0.0, 0.0, float(p["damping"]), 0.0, 1.0
-
-    return _named(Damper, rotary, "Damper")
-
-
-def _reactive(rotary: bool) -> type[PTOType]:
-    prefix = "rotary_pto" if rotary else "pto"
-
-    class Reactive(PTOType):
-        __doc__ = "Reactive PTO control: f = K (x - x0) + B v, K of either sign."
-        name = f"{prefix}_reactive"
-        parameters = _params(rotary, {
-            "stiffness": Param("float", _STIFFNESS[rotary], "PTO stiffness K, of either "
-                               "sign (negative: reactive power fed back)"),
-            "damping": Param("float", _DAMPING[rotary], "PTO damping B", minimum=0.0),
-            "rest": Param("float", "rad" if rotary else "m", "position x0 where the spring "
-                          "force is zero", default=0.0),
-        })
-        outputs = _outputs(name, rotary)
-        description = (f"power take-off {'turning about' if rotary else 'sliding along'} "
-                       "an axis between two nodes: reactive control (spring, possibly "
-                       "negative, and damper)")
-        examples: ClassVar[list[dict[str, Any]]] = [
-            {"stiffness": -200.0, "damping": 1.0e3},
-            {"stiffness": 500.0, "damping": 20.0, "rest": 0.1}]
-
-        @classmethod
-        def coefficients(cls, p: Mapping[str, Any]) -> tuple[float, float, float, float,
-                                                              float]:
-            return float(p["stiffness"]), float(p["rest"]), float(p["damping"]), 0.0, 1.0
-
-    return _named(Reactive, rotary, "Reactive")
-
-
-def _coulomb(rotary: bool) -> type[PTOType]:
-    prefix = "rotary_pto" if rotary else "pto"
-
-    class Coulomb(PTOType):
-        __doc__ = "Constant-force PTO: f = F tanh(v / v_s) + B v."
-        name = f"{prefix}_coulomb"
-        parameters = _params(rotary, {
-            "force": Param("float", "N m" if rotary else "N", "constant PTO force (torque) "
-                           "F opposing the motion", minimum=0.0),
-            "smoothing_velocity": Param("float", "rad s-1" if rotary else "m s-1",
-                                        "velocity v_s over which the force changes sign",
-                                        default=0.01, positive=True),
-            "damping": Param("float", _DAMPING[rotary], "added linear damping B",
-                             default=0.0, minimum=0.0),
-        })
-        outputs = _outputs(name, rotary)
-        description = (f"power take-off {'turning about' if rotary else 'sliding along'} "
-                       "an axis between two nodes: constant (Coulomb) force, smoothed at "
-                       "zero velocity")
-        examples: ClassVar[list[dict[str, Any]]] = [
-            {"force": 100.0}, {"force": 20.0, "smoothing_velocity": 0.05, "damping": 5.0}]
-
-        @classmethod
-        def coefficients(cls, p: Mapping[str, Any]) -> tuple[float, float, float, float,
-                                                              float]:
-            return 0.0, 0.0, float(p["damping"]), float(p["force"]), \
-                float(p["smoothing_velocity"])
-
-    return _named(Coulomb, rotary, "Coulomb")
-
-
 def hydraulic_law(t: float, x: Array, v: Array) -> Array:
     """An example control law: a damper with a constant pressure drop,
     ``100 v + 10 sign(v)``."""
     return 100.0 * v + 10.0 * np.sign(v)
 
 
-def _named(cls: type[PTOType], rotary: bool, law: str) -> type[PTOType]:
-    """``cls`` under a module-level name (pickling, docs): ``PTODamper``,
-    ``RotaryPTODamper``..."""
-    cls.rotary = rotary
-    cls.__name__ = cls.__qualname__ = f"{'RotaryPTO' if rotary else 'PTO'}{law}"
-    cls.__module__ = __name__
+def _law_parameters(law: str, rotary: bool) -> dict[str, Param]:
+    """The parameters of a control law, in the units of a sliding or a rotary PTO."""
+    length, force = ("rad", "N m") if rotary else ("m", "N")
+    damping = Param("float", _DAMPING[rotary], "PTO damping B", minimum=0.0)
+    if law == "damper":
+        return {"damping": damping}
+    if law == "reactive":
+        return {"stiffness": Param("float", _STIFFNESS[rotary], "PTO stiffness K, of either "
+                                   "sign (negative: reactive power fed back)"),
+                "damping": damping,
+                "rest": Param("float", length, "position x0 where the spring force is zero",
+                              default=0.0)}
+    return {"force": Param("float", force, "constant PTO force (torque) F opposing the "
+                           "motion", minimum=0.0),
+            "smoothing_velocity": Param("float", f"{length} s-1", "velocity v_s over which "
+                                        "the force changes sign", default=0.01,
+                                        positive=True),
+            "damping": Param("float", _DAMPING[rotary], "added linear damping B", default=0.0,
+                             minimum=0.0)}
+
+
+def _coefficients(law: str) -> Any:
+    """``coefficients(p)`` of a law: ``(K, x0, B, F, v_s)`` from its parameters."""
+    def coefficients(cls: type[PTOType], p: Mapping[str, Any]
+                     ) -> tuple[float, float, float, float, float]:
+        return (float(p.get("stiffness", 0.0)), float(p.get("rest", 0.0)),
+                float(p["damping"]), float(p.get("force", 0.0)),
+                float(p.get("smoothing_velocity", 1.0)))
+    return classmethod(coefficients)
+
+
+#: Each control law: its formula, what ``frylinks plugins`` says of it, its examples.
+LAWS: dict[str, tuple[str, str, list[dict[str, Any]]]] = {
+    "damper": ("f = B v", "a passive damper", [
+        {"damping": 1.0e3}, {"damping": 50.0, "mean_power_from": 2},
+        {"damping": 0.0, "function": hydraulic_law}]),
+    "reactive": ("f = K (x - x0) + B v, K of either sign",
+                 "reactive control (spring, possibly negative, and damper)", [
+                     {"stiffness": -200.0, "damping": 1.0e3},
+                     {"stiffness": 500.0, "damping": 20.0, "rest": 0.1}]),
+    "coulomb": ("f = F tanh(v / v_s) + B v",
+                "constant (Coulomb) force, smoothed at zero velocity", [
+                    {"force": 100.0},
+                    {"force": 20.0, "smoothing_velocity": 0.05, "damping": 5.0}]),
+}
+
+
+def _pto_type(law: str, rotary: bool) -> type[PTOType]:
+    """The PTO type of ``law`` (a key of :data:`LAWS`), sliding or rotary, under a
+    module-level name (``PTODamper``, ``RotaryPTODamper``...: pickling, docs)."""
+    formula, what, examples = LAWS[law]
+    name = f"{'rotary_pto' if rotary else 'pto'}_{law}"
+    motion = "turning about" if rotary else "sliding along"
+    cls = type(f"{'RotaryPTO' if rotary else 'PTO'}{law.capitalize()}", (PTOType,), {
+        "__doc__": f"PTO {motion} an axis: {formula}.",
+        "__module__": __name__,
+        "name": name,
+        "rotary": rotary,
+        "parameters": _params(rotary, _law_parameters(law, rotary)),
+        "outputs": _outputs(name, rotary),
+        "description": f"power take-off {motion} an axis between two nodes: {what}",
+        "examples": examples,
+        "coefficients": _coefficients(law),
+    })
     return cls
 
 
-PTODamper = _damper(False)
-PTOReactive = _reactive(False)
-PTOCoulomb = _coulomb(False)
-RotaryPTODamper = _damper(True)
-RotaryPTOReactive = _reactive(True)
-RotaryPTOCoulomb = _coulomb(True)
-
 #: Every PTO type, as registered.
-PTO_TYPES = (PTODamper, PTOReactive, PTOCoulomb, RotaryPTODamper, RotaryPTOReactive,
-             RotaryPTOCoulomb)
+PTO_TYPES = tuple(_pto_type(law, rotary) for rotary in (False, True) for law in LAWS)
+PTODamper, PTOReactive, PTOCoulomb, RotaryPTODamper, RotaryPTOReactive, RotaryPTOCoulomb = \
+    PTO_TYPES
