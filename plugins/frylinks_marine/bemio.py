@@ -67,7 +67,7 @@ from .hydrodb import (
     all_bodies,
     single_body,
 )
-from .radiation import RadiationStateSpace, radiation_kernel
+from .radiation import RadiationStateSpace, block_diagonal, radiation_kernel
 
 __all__ = ["read_bemio", "read_bemio_bodies"]
 
@@ -448,17 +448,7 @@ def _assembled_state_space(blocks: list[Any] | None, n: int, omega: Array,
     is against BEMIO's, on its own time grid)."""
     if not blocks:
         return None
-    nz = sum(blk[2].shape[0] for blk in blocks)
-    a_all, b_all, c_all = np.zeros((nz, nz)), np.zeros((nz, n)), np.zeros((n, nz))
-    order = np.zeros((n, n), dtype=int)
-    first = 0
-    for i, j, a, b, c in blocks:
-        stop = first + a.shape[0]
-        a_all[first:stop, first:stop] = a
-        b_all[first:stop, j] = b
-        c_all[i, first:stop] = c
-        order[i, j] = a.shape[0]
-        first = stop
+    a_all, b_all, c_all, order = block_diagonal(blocks, n)
     dt = np.pi / (4 * float(omega[-1]))
     t = np.arange(0.0, min(2 * np.pi / float(np.min(np.diff(omega))), 200.0), dt)
     ss = RadiationStateSpace(A=a_all, B=b_all, C=c_all, fit_error=np.full((n, n), np.nan),

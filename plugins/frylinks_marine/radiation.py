@@ -178,6 +178,25 @@ def ogilvie_added_mass_inf(omega: Any, added_mass: Any, damping: Any, *,
 # State-space realisation of the radiation memory
 # --------------------------------------------------------------------------------------
 
+def block_diagonal(blocks: list[tuple[int, int, Array, Array, Array]], n: int
+                   ) -> tuple[Array, Array, Array, Array]:
+    """One system ``(A, B, C)`` of single-input single-output systems, each
+    ``(i, j, a, b, c)`` from input ``j`` to output ``i`` of ``n``: ``A`` block-diagonal
+    ``(nz, nz)``, ``B (nz, n)``, ``C (n, nz)``; and the order of each entry ``(n, n)``."""
+    nz = sum(blk[2].shape[0] for blk in blocks)
+    a_all, b_all, c_all = np.zeros((nz, nz)), np.zeros((nz, n)), np.zeros((n, nz))
+    order = np.zeros((n, n), dtype=int)
+    first = 0
+    for i, j, a, b, c in blocks:
+        stop = first + a.shape[0]
+        a_all[first:stop, first:stop] = a
+        b_all[first:stop, j] = b
+        c_all[i, first:stop] = c
+        order[i, j] = a.shape[0]
+        first = stop
+    return a_all, b_all, c_all, order
+
+
 @dataclass(frozen=True, eq=False)
 class RadiationStateSpace:
     """Linear system standing for the radiation convolution.
@@ -302,15 +321,7 @@ class RadiationStateSpace:
         if elapsed >= PROGRESS_DELAY:
             _LOG.info("fitted the radiation memory of %s: %d entries in %.1f s",
                       where or "a kernel", len(entries), elapsed)
-        nz = sum(blk[2].shape[0] for blk in blocks)
-        a_all, b_all, c_all = np.zeros((nz, nz)), np.zeros((nz, n)), np.zeros((n, nz))
-        first = 0
-        for i, j, a, b, c in blocks:
-            stop = first + a.shape[0]
-            a_all[first:stop, first:stop] = a
-            b_all[first:stop, j] = b
-            c_all[i, first:stop] = c
-            first = stop
+        a_all, b_all, c_all, _ = block_diagonal(blocks, n)
         out = cls(A=a_all, B=b_all, C=c_all, fit_error=fit_error, order=order, dt=dt,
                   tol=float(tol), unstable=unstable)
         out.warn_misses(where, labels, max_order=max_order, stacklevel=3)
