@@ -25,6 +25,7 @@ as ``environment_wave_elevation`` (dims time, wave_probe).
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Mapping
@@ -34,7 +35,7 @@ import numpy as np
 
 from frylinks.errors import ModelError
 from frylinks.forces import Output
-from frylinks.params import Param, parse_params, shown
+from frylinks.params import Param, as_path, parse_params, shown
 from frylinks.settings import SettingType
 
 from .wave_kernels import RAMP_SHAPES
@@ -173,13 +174,31 @@ def _numbers(value: Any, path: str, n: int | None, *, minimum: float | None = No
 
 
 def _record(params: Mapping[str, Any]) -> tuple[Array, Array]:
-    """Times and elevations of a ``record`` sea's file (the ``table`` signal's reader)."""
+    """Times and elevations of a ``record`` sea's file (the ``table`` signal's reader),
+    read once per version of the file: configuring, checking and assembling a case (and
+    every case of a sweep in one process) ask for it."""
     from frylinks_signals.table import read_series
 
+    column, variable = params.get("column", 1), params.get("variable")
     try:
-        return read_series(params)
+        path = as_path(params["file"], "file")
+        if not (isinstance(column, int | str) and isinstance(variable, str | None)
+                and path.is_file()):
+            return read_series(params)  # (it says what is wrong)
+        return _read_record(str(path), path.stat().st_mtime_ns, column, variable)
     except ModelError as exc:
         raise exc.under("waves") from None
+
+
+@functools.lru_cache(maxsize=8)
+def _read_record(path: str, stamp: int, column: int | str, variable: str | None
+                 ) -> tuple[Array, Array]:
+    from frylinks_signals.table import read_series
+
+    times, values = read_series({"file": path, "column": column, "variable": variable})
+    times.setflags(write=False)
+    values.setflags(write=False)
+    return times, values
 
 
 def _current(value: Any) -> Array:
