@@ -33,9 +33,6 @@ MAX_LISTED_CASES = 10
 #: Exit code when the reader of the output closed it early: that of a command killed by
 #: SIGPIPE (128 + 13), as ``yes | head -1`` gives; the shell says nothing about it.
 BROKEN_PIPE = 141
-#: What the folders of the cache hold, for ``frylinks cache``.
-CACHED = {"steps": "generated steps of each kind of model, and their machine code",
-          "radiation": "state-space fits of radiation memories"}
 #: Narrowest column of descriptions that ``frylinks plugins`` wraps text into.
 MIN_DESCRIPTION_WIDTH = 30
 
@@ -371,7 +368,8 @@ def _cache(args: argparse.Namespace) -> int:
         return 0
     print(f"cache folder: {cache_dir()}")
     for name, files in groups.items() or {"steps": []}.items():
-        what = CACHED.get(name, "kept by a plugin")
+        what = ("generated steps of each kind of model, and their machine code"
+                if name == "steps" else "kept by a plugin")
         print(f"  {name}: {len(files)} files, {size(files):.1f} MB ({what})")
     print(f"kernels' machine code: {len(kernels)} files, {size(kernels):.1f} MB, in the "
           "__pycache__ folders of frylinks and its plugins")

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import SimulationError
+from ..errors import ModelError, SimulationError
 from ..forces import ForceContext
 from ..kinematics import BodyStates, NodeFrames, Relative, node_frames, relative
 from ..links import DOFS, LinkContext
@@ -359,8 +359,6 @@ def assemble_initial(model: Model, s: State) -> str:
     ModelError
         When the links cannot be assembled, at the worst link's key path.
     """
-    from ..errors import ModelError
-
     x0, q0 = s.x.copy(), s.q.copy()
     violated: list[tuple[str, float]] = []
     if model.nb_rows:
