@@ -66,7 +66,7 @@ from .engine import (
     project,
     state_derivatives,
 )
-from .engine.compose import NOT_CONVERGED, CompiledStep, compiled_step, raise_status
+from .engine.compose import NOT_CONVERGED, CompiledStep, compiled_step, kept_count, status_error
 from .engine.handle import handle
 from .engine.newton import (
     EPS,
@@ -80,6 +80,7 @@ from .engine.newton import (
     STATE_TOL,
     step_room,
 )
+from .engine.sampling import NEVER, compiled_samples, sample_room
 from .errors import SimulationError
 from .rotations import quat_multiply, rotvec_to_quat
 
@@ -602,17 +603,22 @@ def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every
             restore_memory(model, resume.memory)  # the build's residuals moved it
     n = nb_steps(t_end - t0, dt)
     if isinstance(stepper, CompiledStepper):
-        # compiled: from one output sample to the next without Python
-        k = k0
-        while k < n:
-            k_next = min(n, (k // every + 1) * every)
-            mem = stepper.advance(s, mem, k, k_next, dt, t0)
-            k = k_next
-            if k % every == 0:
-                samples += 1
-                if on_checkpoint is not None:
-                    on_checkpoint(_take(model, s, samples, k, t0, mem, stepper))
-                yield s
+        # compiled: several output samples per call, no Python between them
+        compiled_stepper = stepper
+        step_fn = stepper.step_fn
+
+        def advance(k: int, k_next: int) -> tuple[np.ndarray, SimulationError | None]:
+            nonlocal mem
+            mem, kept, error = compiled_stepper.advance(s, mem, k, k_next, dt, t0, every)
+            return kept, error
+
+        for at_call_end in compiled_samples(step_fn, s, k0, n, every, t0, dt, advance,
+                                            on_checkpoint is not None):
+            samples += 1
+            if on_checkpoint is not None and at_call_end:
+                on_checkpoint(_take(model, s, samples, round((s.t - t0) / dt), t0, mem,
+                                    stepper))
+            yield s
         return
     for k in range(k0 + 1, n + 1):
         new, mem = stepper.step(s, mem, dt, t0 + k * dt)
@@ -692,40 +698,51 @@ class CompiledStepper:
 
     def report(self, s: State) -> tuple[Array, ...]:
         """The outputs, accelerations, multipliers and state rates at ``s`` (no step)."""
-        return self._run(s, 0, 0, 0.0, s.t, report=True)[1]
+        out = self.step_fn.out_arrays()
+        _, error = self._run(s, 0, 0, 0.0, s.t, out, NEVER)
+        if error is not None:
+            raise error
+        self.step_fn.keep_report(s, out)
+        return out
 
-    def _run(self, s: State, k0: int, k1: int, dt: float, t0: float, report: bool = False
-             ) -> tuple[int, tuple[Array, ...]]:
+    def _run(self, s: State, k0: int, k1: int, dt: float, t0: float,
+             out: tuple[Array, ...] | None, every: int
+             ) -> tuple[Array, SimulationError | None]:
+        """Steps ``k0 + 1 .. k1`` from ``s`` (in place; a report at the end into
+        ``out`` unless None): the kept samples (:meth:`CompiledStep.advance_rk4`) and
+        the error that stopped the steps."""
         x, q, v, w, z = (np.array(a, dtype=float) for a in (s.x, s.q, s.v, s.w, s.z))
+        kept = sample_room(self.model, kept_count(k0, k1, every))
         # (an advance without a report writes no outputs: it shares one unused set)
-        out = self.step_fn.out_arrays() if report else self._no_out
         status, k, a, b, c = self.step_fn.module.advance_ga(
             self.handle, x, q, v, w, z, s.angle_ref, float(s.t), float(t0), int(k0),
-            int(k1), float(dt), report, *out, False)
+            int(k1), float(dt), out is not None, *(out or self._no_out), False, int(every),
+            kept)
         if k > k0:
             s.set(State(float(t0 + k * dt), x, q, v, w, s.angle_ref, z))
+        kept = kept[:kept_count(k0, k, every)]
         if status == NOT_CONVERGED:
-            raise SimulationError(
+            return kept, SimulationError(
                 f"Newton's iterations of the implicit step did not converge, even with the "
                 f"step cut to {a:.3g} s (correction {b:.3g} after {int(c) // 1000} "
                 f"iterations and {int(c) % 1000} Newton matrices); the motion is too "
                 "violent for this dt, or the model is unstable")
         if status:
-            raise_status(self.model, status, a, b, -1)
-        if report:
-            self.step_fn.keep_report(s, out)
-        return k, out
+            return kept, status_error(self.model, status, a, b, -1)
+        return kept, None
 
-    def advance(self, s: State, mem: Memory, k0: int, k1: int, dt: float, t0: float
-                ) -> Memory:
-        """Steps ``k0 + 1 .. k1`` from ``s`` (in place); the memory after them."""
+    def advance(self, s: State, mem: Memory, k0: int, k1: int, dt: float, t0: float,
+                every: int = NEVER) -> tuple[Memory, Array, SimulationError | None]:
+        """Steps ``k0 + 1 .. k1`` from ``s`` (in place): the memory after them, the
+        states kept after the steps that are multiples of ``every`` and the error that
+        stopped the steps (None if none), with ``s`` at the last accepted step."""
         if mem.udot is not self._mem[0]:  # (else it is the memory the last call left)
             for dst, src in zip(self._mem, (mem.udot, mem.a, mem.lam, mem.zdot,
                                             mem.udot_prev, mem.zdot_prev), strict=True):
                 np.copyto(dst, np.reshape(src, dst.shape))
         self._h_prev[0] = mem.h_prev
-        self._run(s, k0, k1, dt, t0)
-        return Memory(*self._mem, float(self._h_prev[0]))
+        kept, error = self._run(s, k0, k1, dt, t0, None, every)
+        return Memory(*self._mem, float(self._h_prev[0])), kept, error
 
     def rebuild_at(self, anchor: dict[str, Array], angle_ref: Array) -> None:
         """Build the Newton matrix where a checkpointed run had it."""
@@ -739,7 +756,8 @@ class CompiledStepper:
         np.copyto(self._mem[0], udot)
         np.copyto(self._mem[2], lam)
         self.step_fn.module.advance_ga(self.handle, x, q, v, w, z, angle_ref, t, t, 0, 0, h,
-                                       False, *self.step_fn.out_arrays(), True)
+                                       False, *self.step_fn.out_arrays(), True, NEVER,
+                                       sample_room(self.model, 0))
 
 
 def _take(model: Model, s: State, samples: int, step: int, t0: float, mem: Memory,

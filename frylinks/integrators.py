@@ -19,13 +19,14 @@ from scipy.integrate import DOP853
 from .checkpoint import Checkpoint, restore_memory, take
 from .engine import Model, State, derivative, project
 from .engine.compose import compiled_step
+from .engine.sampling import compiled_samples
 from .errors import SimulationError
 
 INTEGRATORS = ("rk4", "dop853", "generalized_alpha")
 #: Integrators whose ``dt`` is the output interval (their steps are their own).
 ADAPTIVE = ("dop853",)
 #: dop853 gives up when its step falls below this fraction of the output interval.
-MIN_STEP_FRACTION = 1e-6
+MIN_step_FRACTION = 1e-6
 
 
 #: Beyond these a motion has run away, though its numbers are still finite: an explicit
@@ -98,17 +99,17 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
     n = nb_steps(t_end - t0, dt)
     step = compiled_step(model)
     if step is not None:
-        # compiled: from one output sample to the next without Python
-        k = k0
-        while k < n:
-            k_next = min(n, (k // every + 1) * every)
-            step.advance_rk4(s, k, k_next, dt, t0)
-            k = k_next
-            if k % every == 0:
-                samples += 1
-                if on_checkpoint is not None:
-                    on_checkpoint(take(model, s, samples, step=k, t0=t0))
-                yield s
+        # compiled: several output samples per call, no Python between them
+        def advance(k: int, k_next: int) -> tuple[np.ndarray, SimulationError | None]:
+            assert step is not None
+            return step.advance_rk4(s, k, k_next, dt, t0, every=every)
+
+        for at_call_end in compiled_samples(step, s, k0, n, every, t0, dt, advance,
+                                            on_checkpoint is not None):
+            samples += 1
+            if on_checkpoint is not None and at_call_end:
+                on_checkpoint(take(model, s, samples, step=round((s.t - t0) / dt), t0=t0))
+            yield s
         return
     for k in range(k0 + 1, n + 1):
         y = s.pack()
@@ -163,11 +164,11 @@ def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         if solver.status == "failed":
             raise SimulationError(f"adaptive step failed: {msg}")
         h_taken = solver.step_size or 0.0
-        if h_taken < MIN_STEP_FRACTION * interval and solver.t < t_end:
+        if h_taken < MIN_step_FRACTION * interval and solver.t < t_end:
             # a million steps per output interval: the motion runs away (or is far too
             # stiff for an explicit method); without this the run would go on for hours
             raise SimulationError(
-                f"the adaptive step fell to {h_taken:.3g} s, below {MIN_STEP_FRACTION:g} of "
+                f"the adaptive step fell to {h_taken:.3g} s, below {MIN_step_FRACTION:g} of "
                 f"the output interval: the motion is too fast to follow (diverging, or far "
                 f"too stiff for dop853)")
         dense = solver.dense_output()

@@ -25,7 +25,7 @@ import inspect
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -41,6 +41,7 @@ from . import kernels as K
 from . import newton
 from .handle import handle
 from .model import Model, State
+from .sampling import NEVER, sample_room
 
 Array = np.ndarray
 
@@ -455,11 +456,13 @@ def make_room(D, nb, nz):
 
 @kernel
 def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, out_forces,
-                out_udot, out_lam, out_zdot):
+                out_udot, out_lam, out_zdot, every, kept):
     """rk4 steps k0 + 1 .. k1 from ``y`` at ``t`` (step k ends at t0 + k dt), each
     projected on the constraints as frylinks.engine.evaluate.project does; ``y`` ends as
-    the last accepted state. With want_report, then the accelerations, multipliers,
-    state rates and outputs at the end (k0 == k1: at ``y``). Returns (status, steps
+    the last accepted state, and the state after each step k that is a multiple of
+    ``every`` is kept with its report in the next row of ``kept`` (K.keep_sample).
+    With want_report, then the accelerations, multipliers, state rates and outputs at
+    the end (k0 == k1: at ``y``). Returns (status, steps
     accepted, value, value, row). B: the model's handle (frylinks.engine.handle)."""
 {unpack}
     nr = C0[6]
@@ -478,6 +481,7 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
     t_new = t
     it = 0
     last = False
+    kept_row = 0
 {made}
     while True:
         if phase < 4:
@@ -494,6 +498,9 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
         springs = not positions
         loads = not positions
         report = phase == 4
+        if report:  # (the blocks add their outputs in)
+            out_links[:] = 0.0
+            out_forces[:] = 0.0
 {terms_rk4}
         if phase == 5:
             if nr:
@@ -514,14 +521,14 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
             K.assign(y, new)
             k += 1
             t_step = t_new
+            if k % every == 0 or (k == k1 and want_report):
+                phase = 4  # a sample's report (kept), or the call's
+                continue
             if k < k1:
                 phase = 0
                 good = True
                 continue
-            if not want_report:
-                return K.OK, k, 0.0, 0.0, -1
-            phase = 4
-            continue
+            return K.OK, k, 0.0, 0.0, -1
         Minv = K.mass_inverse(C0, bs, nb)
         G = K.dense_G(C0, values, nb)
         udot, lam, ok = K.accelerations(G, Minv, f[:nb], acceleration)
@@ -530,7 +537,16 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
             K.assign(out_udot, udot)
             K.assign(out_lam, lam)
             K.assign(out_zdot, zdot)
-            return (K.OK if ok else K.SINGULAR), k, 0.0, 0.0, -1
+            if not ok:
+                return K.SINGULAR, k, 0.0, 0.0, -1
+            if k > k0 and k % every == 0:
+                kept_row = K.keep_sample(kept, kept_row, x, q, v, w, z, angle_ref, out_links,
+                                         out_forces, out_udot, out_lam, out_zdot)
+            if k < k1:
+                phase = 0
+                good = True
+                continue
+            return K.OK, k, 0.0, 0.0, -1
         good = good and ok
         K.rate(r[phase], nb, v, q, w, udot, zdot)
         phase += 1
@@ -550,12 +566,14 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
 
 @kernel
 def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report, out_links,
-               out_forces, out_udot, out_lam, out_zdot, build_only):
+               out_forces, out_udot, out_lam, out_zdot, build_only, every, kept):
     """Steps k0 + 1 .. k1 (step k ends at t0 + k dt) as frylinks.implicit.Stepper.step:
     a step Newton cannot solve is taken as two halves, down to 1/64. The state (x0,
     q0, v0, w0, z0) and memory (udot, a, lam, zdot, udot_prev, zdot_prev; h_prev[0])
-    are updated in place at each accepted step. With want_report, then the
-    accelerations, multipliers, state rates and outputs at the end (k0 == k1: now).
+    are updated in place at each accepted step, and the state after each step k that
+    is a multiple of ``every`` is kept with its report in the next row of ``kept``
+    (K.keep_sample). With want_report, then the accelerations, multipliers, state
+    rates and outputs at the end (k0 == k1: now).
     With build_only, only the kept tangent is built, at (t, x0, ...) with the
     accelerations mem[0] and multipliers mem[2], for a step of length dt (where a
     checkpointed run had it). Returns (status, steps accepted, value, value, value).
@@ -613,6 +631,7 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
     c = 0
     d = 0
     eps = 1.0
+    kept_row = 0
     if build_only:
         K.assign(new_angles, angle_ref)
         N.put_state(x1, q1, v1, w1, z1, x0, q0, v0, w0, z0)
@@ -668,6 +687,9 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
         positions = phase != 2
         report = phase == 2
         angles = phase == 0
+        if report:  # (the blocks add their outputs in)
+            out_links[:] = 0.0
+            out_forces[:] = 0.0
 {terms_ga}
         if phase == 2:
             Minv = K.mass_inverse(C0, bs, nb)
@@ -677,7 +699,15 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
             K.assign(out_udot, ru)
             K.assign(out_lam, rl)
             K.assign(out_zdot, zdot)
-            return (K.OK if ok else K.SINGULAR), k, 0.0, 0.0, 0
+            if not ok:
+                return K.SINGULAR, k, 0.0, 0.0, 0
+            if k > k0 and k % every == 0:
+                kept_row = K.keep_sample(kept, kept_row, x0, q0, v0, w0, z0, angle_ref,
+                                         out_links, out_forces, out_udot, out_lam, out_zdot)
+            if k < k1:
+                need_step = True
+                continue
+            return K.OK, k, 0.0, 0.0, 0
         N.mass_blocks(C0, bs.R, nb, M)
         N.residual_r(M, udot, f, values, lam, vrows, vcols, W, rr)
         outcome = 0  # 0: iterate again, 1: converged, 2: failed
@@ -804,12 +834,13 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
         k += 1
         t = t1
         tc = t1
+        if k % every == 0 or (k == k1 and want_report):
+            phase = 2  # a sample's report (kept), or the call's
+            continue
         if k < k1:
             need_step = True
             continue
-        if not want_report:
-            return K.OK, k, 0.0, 0.0, 0
-        phase = 2
+        return K.OK, k, 0.0, 0.0, 0
 '''
 
 
@@ -870,7 +901,13 @@ class CompiledStep:
         self.room = self.module.make_room(self.data, model.nb_bodies, len(model.initial.z))
         self.handle = handle(self.data, (), self.room)
         self.stepper: Any = None
-        self._report: tuple[Array, tuple[Array, ...]] | None = None
+        self._report: tuple[Array, Sequence[Array], int | None] | None = None
+        self._no_out = self.out_arrays()  # (an advance without a report writes none)
+        #: A force type's outputs are made in Python from memory the step updates (a
+        #: catenary's Newton starts from its last tensions): a sample's outputs need the
+        #: memory of its step, so a call covers one sample (:mod:`.sampling`).
+        self.outputs_read_memory = any(blk.kind.outputs and blk.kind.memory
+                                       for blk in model.force_blocks)
 
     def out_arrays(self) -> tuple[Array, ...]:
         """Room for a report: links (nl, 25), forces (nf, 6), accelerations (nb, 6),
@@ -879,27 +916,32 @@ class CompiledStep:
         return (np.zeros((len(m.link_names), 25)), np.zeros((len(m.force_names), 6)),
                 np.zeros((m.nb_bodies, 6)), np.zeros(m.nb_rows), np.zeros(len(m.initial.z)))
 
-    def keep_report(self, s: State, arrays: tuple[Array, ...]) -> None:
-        self._report = (s.x, arrays)
+    def keep_report(self, s: State, arrays: Sequence[Array], i: int | None = None) -> None:
+        """Keep the report ``arrays`` (their sample ``i`` if given: a leading axis)
+        made at ``s`` for :meth:`outputs`."""
+        self._report = (s.x, arrays, i)
 
     # -- what the integrators call
 
     def advance_rk4(self, s: State, k0: int, k1: int, dt: float, t0: float,
-                    report: bool = False) -> None:
+                    report: bool = False, every: int = NEVER
+                    ) -> tuple[Array, SimulationError | None]:
         """rk4 steps ``k0 + 1 .. k1`` from ``s`` (in place), then (``report``) the
-        outputs there; raises SimulationError on divergence with ``s`` at the last
-        accepted step."""
+        outputs there. Returns the states after the steps that are multiples of
+        ``every`` (rows of :func:`.sampling.sample_room`) and the SimulationError of a
+        divergence (None if none), with ``s`` at the last accepted step."""
         nb = self.model.nb_bodies
         y = s.pack()
-        arrays = self.out_arrays()
+        arrays = self.out_arrays() if report else self._no_out
+        kept = sample_room(self.model, kept_count(k0, k1, every))
         status, k, a, b, row = self.module.advance_rk4(
             self.handle, y, s.angle_ref, float(s.t), float(t0), int(k0), int(k1), float(dt), nb,
-            report, *arrays)
+            report, *arrays, int(every), kept)
         s.set(s.unpacked(y, float(t0 + k * dt) if k > k0 else s.t))
-        if status != K.OK:
-            raise_status(self.model, status, a, b, row)
-        if report:
+        if report and status == K.OK:
             self.keep_report(s, arrays)
+        error = None if status == K.OK else status_error(self.model, status, a, b, row)
+        return kept[:kept_count(k0, k, every)], error
 
     def outputs(self, s: State) -> tuple[Array, Array, Array, Array]:
         """At ``s``: accelerations ``(nb, 6)``, the links' outputs ``(nl, 25)`` and the
@@ -909,9 +951,12 @@ class CompiledStep:
             if self.stepper is not None:
                 self.stepper.report(s)
             else:
-                self.advance_rk4(s, 0, 0, 0.0, s.t, report=True)
+                _, error = self.advance_rk4(s, 0, 0, 0.0, s.t, report=True)
+                if error is not None:
+                    raise error
         assert self._report is not None
-        out_links, out_forces, udot, lam, _ = self._report[1]
+        _, arrays, i = self._report
+        out_links, out_forces, udot, lam, _ = arrays if i is None else (a[i] for a in arrays)
         return udot, out_links, out_forces, lam
 
 
@@ -920,28 +965,39 @@ def _arrays(s: State) -> tuple[Array, ...]:
     return tuple(np.ascontiguousarray(a, dtype=float) for a in (s.x, s.q, s.v, s.w, s.z))
 
 
+def kept_count(k0: int, k1: int, every: int) -> int:
+    """How many of the steps ``k0 + 1 .. k1`` are multiples of ``every``."""
+    return k1 // every - k0 // every
+
+
 def raise_status(model: Model, status: int, a: float, b: float, row: int) -> None:
+    """Raise :func:`status_error`."""
+    raise status_error(model, status, a, b, row)
+
+
+def status_error(model: Model, status: int, a: float, b: float, row: int
+                 ) -> SimulationError:
     """The :class:`SimulationError` of a compiled step's status (the Python path's
     messages, word for word); a force type that recorded why it failed says so first."""
     for fblk in model.force_blocks:
         why = fblk.kind.failure()
         if why:
-            raise SimulationError(why)
+            return SimulationError(why)
     if status == K.NON_FINITE:
-        raise SimulationError("non-finite body state")
+        return SimulationError("non-finite body state")
     if status == K.RUNAWAY:
-        raise SimulationError(
+        return SimulationError(
             f"the motion runs away (a body {a:.3g} m from the origin at {b:.3g} m/s): the "
             "time step is far too large for the integrator, or the model is unstable")
     if status == K.VIOLATED:
         link = model.link_names[model.row_link[row]] if row >= 0 else "?"
-        raise SimulationError(
+        return SimulationError(
             f"constraint violation {a:.3g} after a step (worst link '{link}'); the step is "
             "too large for this model (reduce dt)")
     if status == K.SINGULAR:
-        raise SimulationError("constraint system is singular: the matrix G M^-1 G^T is not "
+        return SimulationError("constraint system is singular: the matrix G M^-1 G^T is not "
                               "positive definite")
-    raise SimulationError(f"compiled step failed with status {status}")
+    return SimulationError(f"compiled step failed with status {status}")
 
 
 #: Set by :func:`python_path`: models assembled meanwhile run on the Python path.

@@ -526,6 +526,49 @@ def assign(dst: Array, src: Array) -> None:
     copy_into(dst, src)
 
 
+@helper
+def _put_rows(row: Array, i: int, a: Array) -> int:
+    """``a`` (2-D) row by row into ``row`` from ``i``; the index after it."""
+    for b in range(a.shape[0]):
+        for c in range(a.shape[1]):
+            row[i] = a[b, c]
+            i += 1
+    return i
+
+
+@helper
+def _put_values(row: Array, i: int, a: Array) -> int:
+    """``a`` (1-D) into ``row`` from ``i``; the index after it."""
+    for b in range(a.shape[0]):
+        row[i + b] = a[b]
+    return i + a.shape[0]
+
+
+@kernel
+def keep_sample(kept: Array, j: int, x: Array, q: Array, v: Array, w: Array, z: Array,
+                angle_ref: Array, out_links: Array, out_forces: Array, out_udot: Array,
+                out_lam: Array, out_zdot: Array) -> int:
+    """Row ``j`` of ``kept`` set to an output sample of a call that covers several: the
+    state ``[x, q, v, w, z, angle_ref]`` and its report ``[out_links, out_forces,
+    out_udot, out_lam, out_zdot]`` (:func:`frylinks.engine.sampling.sample_room`); the
+    next row. A full ``kept`` keeps nothing."""
+    if j >= kept.shape[0]:
+        return j
+    row = kept[j]
+    i = _put_rows(row, 0, x)
+    i = _put_rows(row, i, q)
+    i = _put_rows(row, i, v)
+    i = _put_rows(row, i, w)
+    i = _put_values(row, i, z)
+    i = _put_values(row, i, angle_ref)
+    i = _put_rows(row, i, out_links)
+    i = _put_rows(row, i, out_forces)
+    i = _put_rows(row, i, out_udot)
+    i = _put_values(row, i, out_lam)
+    _put_values(row, i, out_zdot)
+    return j + 1
+
+
 @kernel
 def stages(n: int) -> Array:
     """Room for the four stage rates of rk4."""
