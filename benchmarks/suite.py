@@ -86,9 +86,10 @@ def spring_damper() -> frylinks.System:
 def _steps(model: Model, integrator: str, t_end: float, dt: float, every: int,
            rho_inf: float) -> Iterator[State]:
     state = model.initial.copy()
+    # the loops read the states only (as the peers record positions only)
     if integrator == "rk4":
-        return rk4(model, state, t_end, dt, every)
-    return generalized_alpha(model, state, t_end, dt, every, rho_inf=rho_inf)
+        return rk4(model, state, t_end, dt, every, outputs=False)
+    return generalized_alpha(model, state, t_end, dt, every, rho_inf=rho_inf, outputs=False)
 
 
 def _timed(system: frylinks.System, integrator: str, t_end: float, dt: float,

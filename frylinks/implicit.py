@@ -68,6 +68,7 @@ from .engine import (
 )
 from .engine.compose import NOT_CONVERGED, CompiledStep, compiled_step, kept_count, status_error
 from .engine.handle import handle
+from .engine.kernels import REPORT_END, REPORT_NONE
 from .engine.newton import (
     EPS,
     FD_STEP,
@@ -575,7 +576,7 @@ class Stepper:
 
 def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every: int = 1,
                       rho_inf: float = RHO_INF, resume: Checkpoint | None = None,
-                      on_checkpoint: Any = None) -> Iterator[State]:
+                      on_checkpoint: Any = None, outputs: bool = True) -> Iterator[State]:
     """Fixed-step generalized-alpha; yields ``state`` (updated in place) at t0 and every
     ``every`` steps. Parameters as :func:`frylinks.integrators.rk4`, and ``rho_inf``,
     the spectral radius at infinite frequency in [0, 1]."""
@@ -607,13 +608,15 @@ def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every
         compiled_stepper = stepper
         step_fn = stepper.step_fn
 
-        def advance(k: int, k_next: int) -> tuple[np.ndarray, SimulationError | None]:
+        def advance(k: int, k_next: int, report: int
+                    ) -> tuple[np.ndarray, SimulationError | None]:
             nonlocal mem
-            mem, kept, error = compiled_stepper.advance(s, mem, k, k_next, dt, t0, every)
+            mem, kept, error = compiled_stepper.advance(s, mem, k, k_next, dt, t0, every,
+                                                        report)
             return kept, error
 
         for at_call_end in compiled_samples(step_fn, s, k0, n, every, t0, dt, advance,
-                                            on_checkpoint is not None):
+                                            on_checkpoint is not None, outputs):
             samples += 1
             if on_checkpoint is not None and at_call_end:
                 on_checkpoint(_take(model, s, samples, round((s.t - t0) / dt), t0, mem,
@@ -699,24 +702,24 @@ class CompiledStepper:
     def report(self, s: State) -> tuple[Array, ...]:
         """The outputs, accelerations, multipliers and state rates at ``s`` (no step)."""
         out = self.step_fn.out_arrays()
-        _, error = self._run(s, 0, 0, 0.0, s.t, out, NEVER)
+        _, error = self._run(s, 0, 0, 0.0, s.t, REPORT_END, NEVER, out)
         if error is not None:
             raise error
         self.step_fn.keep_report(s, out)
         return out
 
-    def _run(self, s: State, k0: int, k1: int, dt: float, t0: float,
-             out: tuple[Array, ...] | None, every: int
+    def _run(self, s: State, k0: int, k1: int, dt: float, t0: float, report: int,
+             every: int, out: tuple[Array, ...] | None = None
              ) -> tuple[Array, SimulationError | None]:
-        """Steps ``k0 + 1 .. k1`` from ``s`` (in place; a report at the end into
-        ``out`` unless None): the kept samples (:meth:`CompiledStep.advance_rk4`) and
-        the error that stopped the steps."""
+        """Steps ``k0 + 1 .. k1`` from ``s`` (in place) with the outputs ``report``
+        asks for (a report at the end into ``out``): the kept samples
+        (:meth:`CompiledStep.advance_rk4`) and the error that stopped the steps."""
         x, q, v, w, z = (np.array(a, dtype=float) for a in (s.x, s.q, s.v, s.w, s.z))
         kept = sample_room(self.model, kept_count(k0, k1, every))
         # (an advance without a report writes no outputs: it shares one unused set)
         status, k, a, b, c = self.step_fn.module.advance_ga(
             self.handle, x, q, v, w, z, s.angle_ref, float(s.t), float(t0), int(k0),
-            int(k1), float(dt), out is not None, *(out or self._no_out), False, int(every),
+            int(k1), float(dt), report, *(out or self._no_out), False, int(every),
             kept)
         if k > k0:
             s.set(State(float(t0 + k * dt), x, q, v, w, s.angle_ref, z))
@@ -732,8 +735,10 @@ class CompiledStepper:
         return kept, None
 
     def advance(self, s: State, mem: Memory, k0: int, k1: int, dt: float, t0: float,
-                every: int = NEVER) -> tuple[Memory, Array, SimulationError | None]:
-        """Steps ``k0 + 1 .. k1`` from ``s`` (in place): the memory after them, the
+                every: int = NEVER, report: int = REPORT_NONE
+                ) -> tuple[Memory, Array, SimulationError | None]:
+        """Steps ``k0 + 1 .. k1`` from ``s`` (in place), with the outputs ``report``
+        asks for (``REPORT_NONE`` or ``REPORT_SAMPLES``): the memory after them, the
         states kept after the steps that are multiples of ``every`` and the error that
         stopped the steps (None if none), with ``s`` at the last accepted step."""
         if mem.udot is not self._mem[0]:  # (else it is the memory the last call left)
@@ -741,7 +746,7 @@ class CompiledStepper:
                                             mem.udot_prev, mem.zdot_prev), strict=True):
                 np.copyto(dst, np.reshape(src, dst.shape))
         self._h_prev[0] = mem.h_prev
-        kept, error = self._run(s, k0, k1, dt, t0, None, every)
+        kept, error = self._run(s, k0, k1, dt, t0, report, every)
         return Memory(*self._mem, float(self._h_prev[0])), kept, error
 
     def rebuild_at(self, anchor: dict[str, Array], angle_ref: Array) -> None:
@@ -756,7 +761,7 @@ class CompiledStepper:
         np.copyto(self._mem[0], udot)
         np.copyto(self._mem[2], lam)
         self.step_fn.module.advance_ga(self.handle, x, q, v, w, z, angle_ref, t, t, 0, 0, h,
-                                       False, *self.step_fn.out_arrays(), True, NEVER,
+                                       REPORT_NONE, *self.step_fn.out_arrays(), True, NEVER,
                                        sample_room(self.model, 0))
 
 

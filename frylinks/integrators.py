@@ -67,8 +67,8 @@ OnCheckpoint = Callable[[Checkpoint], None]
 
 
 def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
-        resume: Checkpoint | None = None, on_checkpoint: OnCheckpoint | None = None
-        ) -> Iterator[State]:
+        resume: Checkpoint | None = None, on_checkpoint: OnCheckpoint | None = None,
+        outputs: bool = True) -> Iterator[State]:
     """Fixed-step RK4; yields ``state`` (updated in place) at t0 and every ``every`` steps.
 
     Parameters
@@ -85,6 +85,10 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
     on_checkpoint
         Called with a :class:`Checkpoint` just before each state is yielded (None: no
         checkpoint is taken, and nothing is copied).
+    outputs
+        Whether the outputs of each sample (the model's compiled step's ``outputs``:
+        accelerations, reactions, force outputs) are made as the run passes it; a loop
+        that reads only the states runs faster without (they are then made when asked).
     """
     if resume is None:
         s = state
@@ -100,12 +104,13 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
     step = compiled_step(model)
     if step is not None:
         # compiled: several output samples per call, no Python between them
-        def advance(k: int, k_next: int) -> tuple[np.ndarray, SimulationError | None]:
+        def advance(k: int, k_next: int, report: int
+                    ) -> tuple[np.ndarray, SimulationError | None]:
             assert step is not None
-            return step.advance_rk4(s, k, k_next, dt, t0, every=every)
+            return step.advance_rk4(s, k, k_next, dt, t0, report, every)
 
         for at_call_end in compiled_samples(step, s, k0, n, every, t0, dt, advance,
-                                            on_checkpoint is not None):
+                                            on_checkpoint is not None, outputs):
             samples += 1
             if on_checkpoint is not None and at_call_end:
                 on_checkpoint(take(model, s, samples, step=round((s.t - t0) / dt), t0=t0))

@@ -65,3 +65,42 @@ def test_a_divergence_inside_a_call_keeps_the_samples_before_it(
     assert len(many) == len(one) == 31
     for a, b in zip(one, many, strict=True):
         np.testing.assert_array_equal(a[1], b[1])
+
+
+def slider() -> frylinks.System:
+    """The benchmark suite's spring-damper (the same kind of model: no new compile)."""
+    s = frylinks.System(gravity=[0.0, 0.0, -9.81], name="slider")
+    along_x = {"axis": [0.0, 1.0, 0.0], "angle_deg": 90.0}
+    s.ground.add_node("rail", orientation=along_x)
+    body = s.add_body("slider", mass=1.0, inertia=[0.1] * 3)
+    body.add_node("pto", orientation=along_x)
+    s.add_link("pto", "prismatic", master="ground.rail", slave="slider.pto",
+               spring_damper={"stiffness": 100.0, "damping": 2.0})
+    s.add_force("push", "world_force", node="slider", force=[10.0, 0.0, 0.0])
+    return s
+
+
+@pytest.mark.parametrize("make", [slider, rotors])  # without, with a type's memory
+def test_a_loop_without_outputs_steps_the_same(make: Any) -> None:
+    """``outputs=False`` makes no report in the compiled call; the states are the same,
+    and outputs asked for afterwards equal those made in the call."""
+    runs = []
+    for outputs in (True, False):
+        model = assemble(make())
+        step = compiled_step(model)
+        assert step is not None
+        kept = []
+        for s in generalized_alpha(model, model.initial.copy(), 0.5, 1e-3, 10,
+                                   outputs=outputs):
+            kept.append((s.t, s.pack().copy(), s.x))
+        # outputs of the last sample, asked for when the run is over
+        kept.append(tuple(a.copy() for a in step.outputs(s)))
+        runs.append(kept)
+    with_outputs, without = runs
+    assert len(with_outputs) == len(without) == 52
+    for a, b in zip(with_outputs[:-1], without[:-1], strict=True):
+        assert a[0] == b[0]
+        np.testing.assert_array_equal(a[1], b[1])
+        np.testing.assert_array_equal(b[2].ravel(), b[1][:3 * len(b[2])])
+    for a, b in zip(with_outputs[-1], without[-1], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

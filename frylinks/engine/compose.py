@@ -460,9 +460,10 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
     """rk4 steps k0 + 1 .. k1 from ``y`` at ``t`` (step k ends at t0 + k dt), each
     projected on the constraints as frylinks.engine.evaluate.project does; ``y`` ends as
     the last accepted state, and the state after each step k that is a multiple of
-    ``every`` is kept with its report in the next row of ``kept`` (K.keep_sample).
-    With want_report, then the accelerations, multipliers, state rates and outputs at
-    the end (k0 == k1: at ``y``). Returns (status, steps
+    ``every`` is kept in the next row of ``kept`` (K.keep_sample). want_report: none
+    (K.REPORT_NONE), the accelerations, multipliers, state rates and outputs at the end
+    (K.REPORT_END; k0 == k1: at ``y``) or at each kept state, kept with it
+    (K.REPORT_SAMPLES). Returns (status, steps
     accepted, value, value, row). B: the model's handle (frylinks.engine.handle)."""
 {unpack}
     nr = C0[6]
@@ -521,12 +522,19 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
             K.assign(y, new)
             k += 1
             t_step = t_new
-            if k % every == 0 or (k == k1 and want_report):
-                phase = 4  # a sample's report (kept), or the call's
-                continue
+            if k % every == 0:
+                if want_report == K.REPORT_SAMPLES:
+                    phase = 4  # the sample's report, kept with it
+                    continue
+                xk, qk, vk, wk, zk = K.views(y, nb)
+                kept_row = K.keep_sample(kept, kept_row, xk, qk, vk, wk, zk, angle_ref,
+                                         out_links, out_forces, out_udot, out_lam, out_zdot)
             if k < k1:
                 phase = 0
                 good = True
+                continue
+            if want_report == K.REPORT_END:
+                phase = 4
                 continue
             return K.OK, k, 0.0, 0.0, -1
         Minv = K.mass_inverse(C0, bs, nb)
@@ -539,7 +547,7 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
             K.assign(out_zdot, zdot)
             if not ok:
                 return K.SINGULAR, k, 0.0, 0.0, -1
-            if k > k0 and k % every == 0:
+            if want_report == K.REPORT_SAMPLES and k > k0 and k % every == 0:
                 kept_row = K.keep_sample(kept, kept_row, x, q, v, w, z, angle_ref, out_links,
                                          out_forces, out_udot, out_lam, out_zdot)
             if k < k1:
@@ -571,9 +579,10 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
     a step Newton cannot solve is taken as two halves, down to 1/64. The state (x0,
     q0, v0, w0, z0) and memory (udot, a, lam, zdot, udot_prev, zdot_prev; h_prev[0])
     are updated in place at each accepted step, and the state after each step k that
-    is a multiple of ``every`` is kept with its report in the next row of ``kept``
-    (K.keep_sample). With want_report, then the accelerations, multipliers, state
-    rates and outputs at the end (k0 == k1: now).
+    is a multiple of ``every`` is kept in the next row of ``kept`` (K.keep_sample).
+    want_report: none (K.REPORT_NONE), the accelerations, multipliers, state rates and
+    outputs at the end (K.REPORT_END; k0 == k1: now) or at each kept state, kept with
+    it (K.REPORT_SAMPLES).
     With build_only, only the kept tangent is built, at (t, x0, ...) with the
     accelerations mem[0] and multipliers mem[2], for a step of length dt (where a
     checkpointed run had it). Returns (status, steps accepted, value, value, value).
@@ -701,7 +710,7 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
             K.assign(out_zdot, zdot)
             if not ok:
                 return K.SINGULAR, k, 0.0, 0.0, 0
-            if k > k0 and k % every == 0:
+            if want_report == K.REPORT_SAMPLES and k > k0 and k % every == 0:
                 kept_row = K.keep_sample(kept, kept_row, x0, q0, v0, w0, z0, angle_ref,
                                          out_links, out_forces, out_udot, out_lam, out_zdot)
             if k < k1:
@@ -834,11 +843,17 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
         k += 1
         t = t1
         tc = t1
-        if k % every == 0 or (k == k1 and want_report):
-            phase = 2  # a sample's report (kept), or the call's
-            continue
+        if k % every == 0:
+            if want_report == K.REPORT_SAMPLES:
+                phase = 2  # the sample's report, kept with it
+                continue
+            kept_row = K.keep_sample(kept, kept_row, x0, q0, v0, w0, z0, angle_ref,
+                                     out_links, out_forces, out_udot, out_lam, out_zdot)
         if k < k1:
             need_step = True
+            continue
+        if want_report == K.REPORT_END:
+            phase = 2
             continue
         return K.OK, k, 0.0, 0.0, 0
 '''
@@ -908,6 +923,9 @@ class CompiledStep:
         #: memory of its step, so a call covers one sample (:mod:`.sampling`).
         self.outputs_read_memory = any(blk.kind.outputs and blk.kind.memory
                                        for blk in model.force_blocks)
+        #: Some type keeps memory from one evaluation to the next (checkpoints save it).
+        self.has_memory = (any(blk.kind.memory for blk in model.force_blocks)
+                           or any(getattr(blk.kind, "memory", ()) for blk in model.link_blocks))
 
     def out_arrays(self) -> tuple[Array, ...]:
         """Room for a report: links (nl, 25), forces (nf, 6), accelerations (nb, 6),
@@ -924,21 +942,22 @@ class CompiledStep:
     # -- what the integrators call
 
     def advance_rk4(self, s: State, k0: int, k1: int, dt: float, t0: float,
-                    report: bool = False, every: int = NEVER
+                    report: int = K.REPORT_NONE, every: int = NEVER
                     ) -> tuple[Array, SimulationError | None]:
-        """rk4 steps ``k0 + 1 .. k1`` from ``s`` (in place), then (``report``) the
-        outputs there. Returns the states after the steps that are multiples of
-        ``every`` (rows of :func:`.sampling.sample_room`) and the SimulationError of a
-        divergence (None if none), with ``s`` at the last accepted step."""
+        """rk4 steps ``k0 + 1 .. k1`` from ``s`` (in place), with the outputs
+        ``report`` asks for (``K.REPORT_*``). Returns the states after the steps that
+        are multiples of ``every`` (rows of :func:`.sampling.sample_room`) and the
+        SimulationError of a divergence (None if none), with ``s`` at the last accepted
+        step."""
         nb = self.model.nb_bodies
         y = s.pack()
-        arrays = self.out_arrays() if report else self._no_out
+        arrays = self.out_arrays() if report == K.REPORT_END else self._no_out
         kept = sample_room(self.model, kept_count(k0, k1, every))
         status, k, a, b, row = self.module.advance_rk4(
             self.handle, y, s.angle_ref, float(s.t), float(t0), int(k0), int(k1), float(dt), nb,
             report, *arrays, int(every), kept)
         s.set(s.unpacked(y, float(t0 + k * dt) if k > k0 else s.t))
-        if report and status == K.OK:
+        if report == K.REPORT_END and status == K.OK:
             self.keep_report(s, arrays)
         error = None if status == K.OK else status_error(self.model, status, a, b, row)
         return kept[:kept_count(k0, k, every)], error
@@ -951,7 +970,7 @@ class CompiledStep:
             if self.stepper is not None:
                 self.stepper.report(s)
             else:
-                _, error = self.advance_rk4(s, 0, 0, 0.0, s.t, report=True)
+                _, error = self.advance_rk4(s, 0, 0, 0.0, s.t, K.REPORT_END)
                 if error is not None:
                     raise error
         assert self._report is not None

@@ -36,6 +36,9 @@ EPS = 1e-10
 
 #: Status codes of a compiled step (see :func:`.compose.raise_status`).
 OK, NON_FINITE, RUNAWAY, VIOLATED, NOT_ASSEMBLED, SINGULAR = 0, 1, 2, 3, 4, 5
+#: What an advance reports (its ``want_report``): nothing, the outputs where it ends,
+#: or the outputs at each output sample it keeps (:mod:`.sampling`).
+REPORT_NONE, REPORT_END, REPORT_SAMPLES = 0, 1, 2
 
 
 @kernel

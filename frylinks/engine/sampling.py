@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import SimulationError
+from .kernels import REPORT_NONE, REPORT_SAMPLES
 from .model import Model, State
 
 if TYPE_CHECKING:
@@ -39,9 +40,11 @@ CALL_SECONDS = 0.02
 #: At most this many bytes of kept states per call (a large model keeps one sample).
 CALL_BYTES = 1 << 22
 
-#: ``advance(k, k_next)``: the steps ``k + 1 .. k_next`` from the state ``s`` (left at
-#: the last accepted step), the kept samples' rows and the error that stopped them.
-Advance = Callable[[int, int], tuple[Array, SimulationError | None]]
+#: ``advance(k, k_next, report)``: the steps ``k + 1 .. k_next`` from the state ``s``
+#: (left at the last accepted step) with the outputs ``report`` asks for
+#: (``REPORT_NONE`` or ``REPORT_SAMPLES``), the kept samples' rows and the error that
+#: stopped them.
+Advance = Callable[[int, int, int], tuple[Array, SimulationError | None]]
 
 
 def _widths(model: Model) -> list[tuple[int, ...]]:
@@ -75,22 +78,29 @@ def _samples(model: Model, rows: Array, times: Array
 
 
 def compiled_samples(step: CompiledStep, s: State, k0: int, n: int, every: int,
-                     t0: float, dt: float, advance: Advance, one: bool = False
-                     ) -> Iterator[bool]:
+                     t0: float, dt: float, advance: Advance, one: bool = False,
+                     outputs: bool = True) -> Iterator[bool]:
     """Run steps ``k0 + 1 .. n`` by calls of ``advance``; at each sample (every
-    ``every`` steps) set ``s`` to it, keep its report for ``step.outputs``, and yield
-    whether it is the last sample of its call (the integrator's memory is there). An
-    error is raised after the samples before it, with ``s`` at the last accepted step.
-    With ``one`` (a run that checkpoints every sample), or for a model whose outputs
-    read memory (:attr:`CompiledStep.outputs_read_memory`), a call covers one sample."""
+    ``every`` steps) set ``s`` to it, with ``outputs`` keep its report (made in the
+    call) for ``step.outputs``, and yield whether it is the last sample of its call
+    (the integrator's memory is there). An error is raised after the samples before
+    it, with ``s`` at the last accepted step.
+
+    A call covers one sample with ``one`` (a run that checkpoints every sample), for
+    a model whose outputs read memory (:attr:`CompiledStep.outputs_read_memory`: they
+    need the memory of their own step) and, without ``outputs``, for a model with
+    memory (a report asked for later, at a sample behind the call's end, would change
+    that memory for the steps after it)."""
     width = sample_room(step.model, 0).shape[1]
-    most = 1 if one or step.outputs_read_memory else max(1, CALL_BYTES // (8 * width))
+    single = one or step.outputs_read_memory or (not outputs and step.has_memory)
+    most = 1 if single else max(1, CALL_BYTES // (8 * width))
+    report = REPORT_SAMPLES if outputs else REPORT_NONE
     count = 1  # samples per call: one until a call's cost is known
     k = k0
     while k < n:
         k_next = min(n, (k // every + count) * every)
         start = time.perf_counter()
-        rows, error = advance(k, k_next)
+        rows, error = advance(k, k_next, report)
         took = time.perf_counter() - start
         first = (k // every + 1) * every
         done = len(rows)
@@ -101,7 +111,8 @@ def compiled_samples(step: CompiledStep, s: State, k0: int, n: int, every: int,
             for i, sample in enumerate(states):
                 s.set(sample)
                 s.angle_ref = sample.angle_ref
-                step.keep_report(s, reports, i)
+                if outputs:
+                    step.keep_report(s, reports, i)
                 yield i == done - 1 and error is None and first + i * every == k_next
             s.set(live)
             s.angle_ref = live.angle_ref
