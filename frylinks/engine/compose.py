@@ -482,7 +482,7 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
     t_new = t
     it = 0
     last = False
-    kept_row = 0
+    kept_row = np.int64(0)  # (not the literal 0: one compile of keep_sample)
 {made}
     while True:
         if phase < 4:
@@ -526,9 +526,9 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
                 if want_report == K.REPORT_SAMPLES:
                     phase = 4  # the sample's report, kept with it
                     continue
-                xk, qk, vk, wk, zk = K.views(y, nb)
-                kept_row = K.keep_sample(kept, kept_row, xk, qk, vk, wk, zk, angle_ref,
-                                         out_links, out_forces, out_udot, out_lam, out_zdot)
+                # (x, ... are views of new, equal to y now)
+                kept_row = K.keep_sample(kept, kept_row, x, q, v, w, z, angle_ref, out_links,
+                                         out_forces, out_udot, out_lam, out_zdot)
             if k < k1:
                 phase = 0
                 good = True
@@ -640,7 +640,7 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
     c = 0
     d = 0
     eps = 1.0
-    kept_row = 0
+    kept_row = np.int64(0)  # (not the literal 0: one compile of keep_sample)
     if build_only:
         K.assign(new_angles, angle_ref)
         N.put_state(x1, q1, v1, w1, z1, x0, q0, v0, w0, z0)

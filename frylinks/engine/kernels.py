@@ -86,13 +86,17 @@ def mass_inverse(core: tuple[Any, ...], b: BodyStates, nb: int) -> Array:
             for k in range(3):
                 M[k, k] += mass[i]
             world_inertia(b.R[i], inertia[i], block)
-            M[3:, 3:] += block
-            Minv[i] = inverse(M)
+            for k in range(3):
+                for m in range(3):
+                    M[3 + k, 3 + m] += block[k, m]
+            copy_into(Minv[i], inverse(M))
         else:
             for k in range(3):
                 Minv[i, k, k] = 1.0 / mass[i]
             world_inertia(b.R[i], inertia_inv[i], block)
-            Minv[i, 3:, 3:] = block
+            for k in range(3):
+                for m in range(3):
+                    Minv[i, 3 + k, 3 + m] = block[k, m]
     return Minv
 
 
@@ -461,7 +465,8 @@ def rate(out: Array, nb: int, v: Array, q: Array, w: Array, udot: Array, zdot: A
             out[7 * nb + 3 * i + j] = udot[i, j]
             out[10 * nb + 3 * i + j] = udot[i, 3 + j]
     quat_rate(q, w, out[3 * nb:7 * nb].reshape(nb, 4))
-    out[13 * nb:] = zdot
+    for i in range(len(zdot)):
+        out[13 * nb + i] = zdot[i]
 
 
 @kernel
@@ -498,8 +503,10 @@ def project_velocities(G: Array, Minv: Array, A: Array, L: Array, v: Array, w: A
     """Velocities put on ``G u = velocity`` (mass-weighted least change), in place."""
     nb = len(v)
     u = np.empty((nb, 6))
-    u[:, :3] = v
-    u[:, 3:] = w
+    for i in range(nb):
+        for j in range(3):
+            u[i, j] = v[i, j]
+            u[i, 3 + j] = w[i, j]
     du = correction(G, Minv, A, L, G_dot(G, u) - velocity)
     for i in range(nb):
         for j in range(3):
