@@ -105,12 +105,17 @@ class ForceKernels(NamedTuple):
       None for a type without states;
     * ``point_masses(data, frames, mass, weights)`` with ``(n,)`` and
       ``(n, nb_attachments)``, returning False when the block carries no point mass, or
-      None for a type that never does.
+      None for a type that never does;
+    * ``accept(data, frames, t, signals, states)``, or None: called once at the start
+      of a run and after every accepted step, at that state, and never at an
+      intermediate one (rk4's stages, a Newton iterate): a controller's switching
+      (:meth:`ForceType.accept`). It updates the type's ``memory`` arrays in its data.
     """
 
     evaluate: Callable[..., None]
     state_derivative: Callable[..., None] | None = None
     point_masses: Callable[..., bool] | None = None
+    accept: Callable[..., None] | None = None
 
 
 class ForceType:
@@ -266,6 +271,16 @@ class ForceType:
         fn(self._data(), tuple(frames), ctx.t, ctx.signals,
            np.ascontiguousarray(ctx.states, dtype=float), out)
         return out
+
+    def accept(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
+        """At an accepted state (the start of a run, the end of each step): update the
+        type's memory, e.g. a controller's switch (the kernel ``accept``; nothing by
+        default). The integrators call it, on both the compiled and the Python path;
+        a resumed run starts from the memory its checkpoint saved."""
+        fn = None if self.kernels is None else self.kernels.accept
+        if fn is not None:
+            fn(self._data(), tuple(frames), ctx.t, ctx.signals,
+               np.ascontiguousarray(ctx.states, dtype=float))
 
     def point_masses(self, frames: Sequence[NodeFrames], ctx: ForceContext
                      ) -> tuple[Array, Array] | None:

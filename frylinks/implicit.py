@@ -59,6 +59,7 @@ from .engine import (
     State,
     _constraints,
     _link_ctx,
+    accept,
     applied,
     body_states,
     evaluate,
@@ -588,6 +589,7 @@ def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every
     if resume is None:
         s = state
         project(model, s, initial=True)
+        accept(model, s)
         mem = stepper.start(s)
         t0, k0, samples = s.t, 0, 1
         if on_checkpoint is not None:
@@ -627,6 +629,7 @@ def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every
         new, mem = stepper.step(s, mem, dt, t0 + k * dt)
         _check(new)
         s.set(new)
+        accept(model, s)
         if k % every == 0:
             samples += 1
             if on_checkpoint is not None:

@@ -17,7 +17,7 @@ import numpy as np
 from scipy.integrate import DOP853
 
 from .checkpoint import Checkpoint, restore_memory, take
-from .engine import Model, State, derivative, project
+from .engine import Model, State, accept, derivative, project
 from .engine.compose import compiled_step
 from .engine.sampling import compiled_samples
 from .errors import SimulationError
@@ -26,7 +26,7 @@ INTEGRATORS = ("rk4", "dop853", "generalized_alpha")
 #: Integrators whose ``dt`` is the output interval (their steps are their own).
 ADAPTIVE = ("dop853",)
 #: dop853 gives up when its step falls below this fraction of the output interval.
-MIN_step_FRACTION = 1e-6
+MIN_STEP_FRACTION = 1e-6
 
 
 #: Beyond these a motion has run away, though its numbers are still finite: an explicit
@@ -93,6 +93,7 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
     if resume is None:
         s = state
         project(model, s, initial=True)
+        accept(model, s)
         t0, k0, samples = s.t, 0, 1
         if on_checkpoint is not None:
             on_checkpoint(take(model, s, samples, step=0, t0=t0))
@@ -127,6 +128,7 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         _check(new)
         project(model, new)  # also advances new.angle_ref, shared with s
         s.set(new)
+        accept(model, s)
         if k % every == 0:
             samples += 1
             if on_checkpoint is not None:
@@ -146,6 +148,7 @@ def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,
     if resume is None:
         s = state
         project(model, s, initial=True)
+        accept(model, s)
         t0, i, h = s.t, 0, None
         if on_checkpoint is not None:
             on_checkpoint(take(model, s, 1, step=0, t0=t0))
@@ -169,11 +172,11 @@ def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         if solver.status == "failed":
             raise SimulationError(f"adaptive step failed: {msg}")
         h_taken = solver.step_size or 0.0
-        if h_taken < MIN_step_FRACTION * interval and solver.t < t_end:
+        if h_taken < MIN_STEP_FRACTION * interval and solver.t < t_end:
             # a million steps per output interval: the motion runs away (or is far too
             # stiff for an explicit method); without this the run would go on for hours
             raise SimulationError(
-                f"the adaptive step fell to {h_taken:.3g} s, below {MIN_step_FRACTION:g} of "
+                f"the adaptive step fell to {h_taken:.3g} s, below {MIN_STEP_FRACTION:g} of "
                 f"the output interval: the motion is too fast to follow (diverging, or far "
                 f"too stiff for dop853)")
         dense = solver.dense_output()
@@ -188,6 +191,7 @@ def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         project(model, stepped)
         s.set(stepped)
         s.angle_ref[:] = stepped.angle_ref
+        accept(model, s)
         # restart the FSAL stage from the projected state
         solver.y = s.pack()
         solver.f = fun(solver.t, solver.y)

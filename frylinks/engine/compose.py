@@ -291,12 +291,14 @@ def _links_text(model: Model, src: _Source) -> tuple[str, str, str]:
     return "\n".join(room), "\n".join(made), "\n".join(out) or "pass"
 
 
-def _forces_text(model: Model, src: _Source) -> tuple[str, str, str]:
-    """Room, what each entry makes before its loop (the attachments' frames), and every
-    force block's wrenches into ``f`` and state rates into ``zdot``."""
+def _forces_text(model: Model, src: _Source) -> tuple[str, str, str, str]:
+    """Room, what each entry makes before its loop (the attachments' frames), every
+    force block's wrenches into ``f`` and state rates into ``zdot``, and the ``accept``
+    of the blocks whose type has one (at an accepted state: ``bs`` and ``s0`` made)."""
     room: list[str] = []
     made: list[str] = []
     out: list[str] = []
+    accepts: list[str] = []
     for j, fblk in enumerate(model.force_blocks):
         fk = fblk.kind.kernels
         assert fk is not None
@@ -321,7 +323,13 @@ def _forces_text(model: Model, src: _Source) -> tuple[str, str, str]:
             sd = src.alias(fk.state_derivative)
             out.append(f"{sd}(F{j}[3], fr{j}, t, s0, z[F{j}[1]:F{j}[2]], "
                        f"zdot[F{j}[1]:F{j}[2]])")
-    return "\n".join(room), "\n".join(made), "\n".join(out) or "pass"
+        if fk.accept is not None:
+            ac = src.alias(fk.accept)
+            accepts += [f"frames_into(bs, F{j}[0][{a}][0], F{j}[0][{a}][1], F{j}[0][{a}][2], "
+                        f"F{j}[0][{a}][3], fr{j}[{a}])" for a in range(natt)]
+            accepts.append(f"{ac}(F{j}[3], fr{j}, t, s0, z[F{j}[1]:F{j}[2]])")
+    return ("\n".join(room), "\n".join(made), "\n".join(out) or "pass",
+            "\n".join(accepts))
 
 
 def _hoisted(room: str, *texts: str) -> tuple[str, tuple[str, ...]]:
@@ -368,15 +376,22 @@ def generate(model: Model) -> tuple[str, set[str]]:
     src = _Source()
     sig_room, sig_text = _signals_text(model, src)
     link_room, link_made, link_text = _links_text(model, src)
-    force_room, force_made, force_text = _forces_text(model, src)
+    force_room, force_made, force_text, accept_text = _forces_text(model, src)
     sig_room, (sig_text,) = _hoisted(sig_room, sig_text)
     link_room, (link_made, link_text) = _hoisted(link_room, link_made, link_text)
-    force_room, (force_made, force_text) = _hoisted(force_room, force_made, force_text)
+    force_room, (force_made, force_text, accept_text) = _hoisted(
+        force_room, force_made, force_text, accept_text)
     terms = TERMS.format(signals=sig_text, links=link_text,
                          forces=_indent(force_text, 4))
+    # the force types' accept, at the state a step ended with (rk4: x, ... views of it)
+    accept = (f"body_states_into(x, q, v, w, bs)\n{sig_text}\n{accept_text}"
+              if accept_text else "")
     room = ROOM.format(signals=sig_room, links=link_room, forces=force_room)
     body = TEMPLATE.format(
         terms_rk4=_indent(terms, 8), terms_ga=_indent(terms, 8),
+        accept_rk4=_indent(accept, 12),
+        accept_ga=_indent("t, x, q, v, w, z = t1, x0, q0, v0, w0, z0\n" + accept, 8)
+        if accept else "",
         room=_indent(room, 4), unpack=_indent(_unpack(room), 4),
         made=_indent("\n".join(m for m in (link_made, force_made) if m), 4),
         diverged=repr(DIVERGED), max_distance=repr(MAX_DISTANCE), max_speed=repr(MAX_SPEED),
@@ -522,6 +537,7 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
             K.assign(y, new)
             k += 1
             t_step = t_new
+{accept_rk4}
             if k % every == 0:
                 if want_report == K.REPORT_SAMPLES:
                     phase = 4  # the sample's report, kept with it
@@ -843,6 +859,7 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
         k += 1
         t = t1
         tc = t1
+{accept_ga}
         if k % every == 0:
             if want_report == K.REPORT_SAMPLES:
                 phase = 2  # the sample's report, kept with it

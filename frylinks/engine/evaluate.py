@@ -399,6 +399,21 @@ def _worst_link(model: Model, res: Array) -> str:
     return model.link_names[model.row_link[int(np.nanargmax(np.abs(res)))]]
 
 
+def accept(model: Model, s: State) -> None:
+    """Tell the force types that accept states (:meth:`ForceType.accept`) the accepted
+    state ``s``: the start of a run or the end of a step."""
+    blocks = [blk for blk in model.force_blocks
+              if blk.kind.kernels is not None and blk.kind.kernels.accept is not None]
+    if not blocks:
+        return
+    b = body_states(model, s)
+    ctx = _link_ctx(model, s)
+    fctx = ForceContext(s.t, ctx.signals[0], model.gravity, model.settings)
+    for blk in blocks:
+        fctx.states = s.z[blk.states]
+        blk.kind.accept([node_frames(b, att) for att in blk.attachments], fctx)
+
+
 def update_angle_refs(model: Model, s: State) -> None:
     """Record the unwrapped angles of single-rotation links at an accepted step."""
     b = body_states(model, s)

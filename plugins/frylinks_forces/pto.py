@@ -20,6 +20,11 @@ Control laws, each a type (a controller of a third party is a type too: subclass
 * ``*_coulomb`` (a hydraulic or friction PTO of constant force): ``f = F tanh(v / v_s) +
   B v``: the sign change of the constant force is smoothed over ``|v| ~ v_s``, so the
   force is continuous at zero velocity and an implicit step does not chatter;
+* ``*_declutch`` (declutching control): ``f = B v`` while the PTO is clutched, ``f = 0``
+  while it is declutched: it declutches when the velocity changes sign and stays free
+  for ``declutch_time``, then clutches again (it starts clutched). The switch is decided
+  once per accepted step, at its end (:meth:`frylinks.forces.ForceType.accept`), so it
+  works in irregular waves and holds for a whole step on either integrator;
 * any of them with ``function``: ``f = function(t, x, v)``, a Python function on numpy
   arrays replacing the law (Python API only; the model takes the engine's Python path).
 
@@ -82,7 +87,8 @@ class PTOType(ForceType):
     attachments = ("master", "slave")
     #: The PTO turns about its axis (a torque), else slides along it (a force).
     rotary: ClassVar[bool] = False
-    memory = ("angle_ref",)  # the unwrapping reference of a rotary PTO
+    #: the unwrapping reference of a rotary PTO; the clutch's state
+    memory = ("angle_ref", "clutch")
 
     @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
@@ -91,9 +97,11 @@ class PTOType(ForceType):
             raise ModelError("expected a velocity > 0", "smoothing_velocity")
 
     @classmethod
-    def coefficients(cls, p: Mapping[str, Any]) -> tuple[float, float, float, float, float]:
-        """``(K, x0, B, F, v_s)`` of one element's law."""
-        return 0.0, 0.0, 0.0, 0.0, 1.0
+    def coefficients(cls, p: Mapping[str, Any]
+                     ) -> tuple[float, float, float, float, float, float]:
+        """``(K, x0, B, F, v_s, T_d)`` of one element's law (``T_d``: the declutching
+        time, 0 for a PTO that never declutches)."""
+        return 0.0, 0.0, 0.0, 0.0, 1.0, 0.0
 
     def __init__(self, instances: Sequence[Mapping[str, Any]],
                  signal_specs: list[SignalSpec]) -> None:
@@ -101,18 +109,23 @@ class PTOType(ForceType):
         n = self.nb_forces
         self.axis = unit_axes(instances)
         self.law = np.array([self.coefficients(p) for p in instances],
-                            dtype=float).reshape(n, 5)
+                            dtype=float).reshape(n, 6)
         self.mean_from = np.array([p["mean_power_from"] for p in instances], dtype=float)
         #: twist at the previous evaluation (NaN before the first): unwrapping reference
         self.angle_ref = np.full(n, np.nan)
+        #: clutched (1) or not (0), when it last switched [s], the velocity at the last
+        #: accepted step (NaN before the first)
+        self.clutch = np.tile([1.0, 0.0, np.nan], (n, 1))
         self.nb_states = 2 * n  # absorbed energy, and its value at mean_power_from
         self.user = UserFunctions([p["function"] for p in instances], self.name)
 
     def kernel_data(self) -> tuple[Any, ...]:
-        """``(axis, law, mean_from, rotary, angle_ref)``: unit axes ``(n, 3)``, the law's
-        coefficients ``(n, 5)`` (``K, x0, B, F, v_s``), the mean-power windows' starts,
-        1 for a rotary PTO, and the unwrapping reference (updated in place)."""
-        return (self.axis, self.law, self.mean_from, int(self.rotary), self.angle_ref)
+        """``(axis, law, mean_from, rotary, angle_ref, clutch)``: unit axes ``(n, 3)``,
+        the law's coefficients ``(n, 6)`` (``K, x0, B, F, v_s, T_d``), the mean-power
+        windows' starts, 1 for a rotary PTO, the unwrapping reference and the clutch's
+        state ``(n, 3)`` (both updated in place)."""
+        return (self.axis, self.law, self.mean_from, int(self.rotary), self.angle_ref,
+                self.clutch)
 
     # -- Python methods (the kernels' values; used for outputs)
 
@@ -203,12 +216,13 @@ def pto_kinematics(data: tuple[Any, ...], master: NodeFrames, slave: NodeFrames,
 
 @kernel
 def pto_law(data: tuple[Any, ...], x: Array, v: Array, f: Array, p: Array) -> None:
-    """``f = K (x - x0) + B v + F tanh(v / v_s)`` and the absorbed power ``B v^2 + F
-    tanh(v / v_s) v`` of every element into ``f`` and ``p``."""
-    law = data[1]
+    """``f = K (x - x0) + c (B v + F tanh(v / v_s))`` and the absorbed power ``c (B v^2 +
+    F tanh(v / v_s) v)`` of every element into ``f`` and ``p`` (``c``: 1 while the PTO is
+    clutched, 0 while declutched)."""
+    law, clutch = data[1], data[5]
     for i in range(len(x)):
         k, x0, b, fc, vs = law[i, 0], law[i, 1], law[i, 2], law[i, 3], law[i, 4]
-        dissipative = b * v[i] + fc * math.tanh(v[i] / vs)
+        dissipative = clutch[i, 0] * (b * v[i] + fc * math.tanh(v[i] / vs))
         f[i] = k * (x[i] - x0) + dissipative
         p[i] = dissipative * v[i]
 
@@ -246,7 +260,32 @@ def pto_state_derivative(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], 
         out[n + i] = p[i] if t < data[2][i] else 0.0
 
 
-PTOType.kernels = ForceKernels(pto_evaluate, pto_state_derivative)
+@kernel
+def pto_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+               signals: Array, states: Array) -> None:
+    """At an accepted state: a declutching PTO (``T_d > 0``) declutches where its
+    velocity changed sign since the last accepted step, and clutches again
+    ``T_d`` after it declutched."""
+    law, clutch = data[1], data[5]
+    n = len(law)
+    direction = np.empty((n, 3))
+    x = np.empty(n)
+    v = np.empty(n)
+    pto_kinematics(data, frames[0], frames[1], direction, x, v)
+    for i in range(n):
+        held = law[i, 5]
+        before = clutch[i, 2]
+        if held > 0.0 and not math.isnan(before):
+            if clutch[i, 0] == 1.0 and before * v[i] < 0.0:
+                clutch[i, 0] = 0.0
+                clutch[i, 1] = t
+            elif clutch[i, 0] == 0.0 and t - clutch[i, 1] >= held * (1.0 - 1e-9):
+                clutch[i, 0] = 1.0
+                clutch[i, 1] = t
+        clutch[i, 2] = v[i]
+
+
+PTOType.kernels = ForceKernels(pto_evaluate, pto_state_derivative, accept=pto_accept)
 
 _DAMPING = {False: "N s m-1", True: "N m s rad-1"}
 _STIFFNESS = {False: "N m-1", True: "N m rad-1"}
@@ -270,6 +309,11 @@ def _law_parameters(law: str, rotary: bool) -> dict[str, Param]:
                 "damping": damping,
                 "rest": Param("float", length, "position x0 where the spring force is zero",
                               default=0.0)}
+    if law == "declutch":
+        return {"damping": damping,
+                "declutch_time": Param("float", "s", "how long the PTO stays declutched "
+                                       "(free) after its velocity changes sign",
+                                       positive=True)}
     return {"force": Param("float", force, "constant PTO force (torque) F opposing the "
                            "motion", minimum=0.0),
             "smoothing_velocity": Param("float", f"{length} s-1", "velocity v_s over which "
@@ -282,10 +326,10 @@ def _law_parameters(law: str, rotary: bool) -> dict[str, Param]:
 def _coefficients(law: str) -> Any:
     """``coefficients(p)`` of a law: ``(K, x0, B, F, v_s)`` from its parameters."""
     def coefficients(cls: type[PTOType], p: Mapping[str, Any]
-                     ) -> tuple[float, float, float, float, float]:
+                     ) -> tuple[float, float, float, float, float, float]:
         return (float(p.get("stiffness", 0.0)), float(p.get("rest", 0.0)),
                 float(p["damping"]), float(p.get("force", 0.0)),
-                float(p.get("smoothing_velocity", 1.0)))
+                float(p.get("smoothing_velocity", 1.0)), float(p.get("declutch_time", 0.0)))
     return classmethod(coefficients)
 
 
@@ -302,6 +346,10 @@ LAWS: dict[str, tuple[str, str, list[dict[str, Any]]]] = {
                 "constant (Coulomb) force, smoothed at zero velocity", [
                     {"force": 100.0},
                     {"force": 20.0, "smoothing_velocity": 0.05, "damping": 5.0}]),
+    "declutch": ("f = B v while clutched, 0 for declutch_time after the velocity changes "
+                 "sign", "declutching control (a damper freed at each velocity reversal)", [
+                     {"damping": 1.0e3, "declutch_time": 0.5},
+                     {"damping": 40.0, "declutch_time": 0.05}]),
 }
 
 
@@ -327,5 +375,5 @@ def _pto_type(law: str, rotary: bool) -> type[PTOType]:
 
 #: Every PTO type, as registered.
 PTO_TYPES = tuple(_pto_type(law, rotary) for rotary in (False, True) for law in LAWS)
-PTODamper, PTOReactive, PTOCoulomb, RotaryPTODamper, RotaryPTOReactive, RotaryPTOCoulomb = \
-    PTO_TYPES
+(PTODamper, PTOReactive, PTOCoulomb, PTODeclutch, RotaryPTODamper, RotaryPTOReactive,
+ RotaryPTOCoulomb, RotaryPTODeclutch) = PTO_TYPES

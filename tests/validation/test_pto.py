@@ -11,12 +11,14 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 from frylinks_marine.bem import EXAMPLE_DATA, load_database
 
 import frylinks
+from tests.test_resume import StopAt, assert_same_run
 
 RHO, G, R = 1000.0, 9.81, 5.0
 MASS = 261.8e3
@@ -192,3 +194,64 @@ def test_a_python_control_law_replaces_the_law_on_the_python_path(ptos: frylinks
                 "pto_coulomb_force"):
         np.testing.assert_allclose(python[var].values, ptos[var].values, rtol=1e-12,
                                    atol=1e-14)
+
+
+def declutched() -> frylinks.System:
+    """A spring-mass oscillator (period 1 s) released with a speed, with a declutching
+    PTO."""
+    s = frylinks.System(gravity=[0, 0, 0])
+    s.ground.add_node("rail")
+    s.add_body("slider", mass=1.0, inertia=[1.0, 1.0, 1.0], velocity=[0, 0, 1.0])
+    s.add_link("l", "prismatic", master="ground.rail", slave="slider",
+               spring_damper={"stiffness": 4 * np.pi ** 2})
+    s.add_force("pto", "pto_declutch", master="ground.rail", slave="slider",
+                damping=0.5, declutch_time=0.2)
+    return s
+
+
+DECLUTCH_RUN = {"t_end": 2.0, "dt": 0.001, "integrator": "rk4"}
+
+
+def test_declutching_frees_the_pto_for_its_time_after_each_reversal() -> None:
+    """A spring-mass oscillator (period 1 s) released with a speed, with a declutching
+    PTO: the PTO force is exactly zero from the step at which the velocity changed sign
+    for ``declutch_time`` (to the step), its damping ``B v`` otherwise; while free, the
+    oscillator keeps its energy (undamped, to rk4's accuracy), and the compiled run
+    equals the Python path."""
+    from frylinks.engine.compose import python_path
+
+    ds = declutched().run(**DECLUTCH_RUN)
+    with python_path():
+        reference = declutched().run(**DECLUTCH_RUN)
+    for name in ("body_position", "body_velocity", "pto_declutch_force"):
+        np.testing.assert_allclose(ds[name].values, reference[name].values, rtol=0,
+                                   atol=1e-12)
+    t = ds.time.values
+    f = ds.pto_declutch_force.values[:, 0]
+    v = ds.pto_declutch_velocity.values[:, 0]
+    x = ds.pto_declutch_position.values[:, 0]
+    reversal = np.flatnonzero(np.sign(v[1:]) != np.sign(v[:-1])) + 1  # first step after
+    assert len(reversal) == 4  # at about 0.24, 0.74, 1.23, 1.73 s
+    free = np.zeros(len(t), dtype=bool)
+    for k in reversal:
+        free[k:k + 200] = True  # 0.2 s of 1 ms steps from the step that saw the reversal
+    assert (f[free] == 0.0).all()
+    np.testing.assert_allclose(f[~free], 0.5 * v[~free], rtol=1e-12)
+    energy = 0.5 * v ** 2 + 0.5 * 4 * np.pi ** 2 * x ** 2
+    for k in reversal:
+        window = energy[k:k + 200]
+        assert np.ptp(window) < 1e-9 * window[0]  # nothing absorbed while free
+        assert energy[k - 101] - energy[k - 1] > 1e-3 * energy[k]  # absorbed before
+
+
+def test_a_declutching_run_resumes_bit_for_bit(tmp_path: Path) -> None:
+    """The clutch's state is memory: an interrupted run, resumed from its checkpoint in
+    the middle of a declutched window (0.3 s, after the reversal at 0.24 s), equals the
+    uninterrupted run."""
+    whole = declutched().run(output=tmp_path / "whole.nc", **DECLUTCH_RUN)
+    system = declutched()
+    system.registry.register(StopAt(0.3), name="ctrl-c")
+    path = tmp_path / "r.nc"
+    assert system.run(output=path, **DECLUTCH_RUN).attrs["status"].startswith("interrupted")
+    resumed = declutched().run(output=path, resume=True, **DECLUTCH_RUN)
+    assert_same_run(resumed, whole)
