@@ -318,10 +318,12 @@ def _check(args: argparse.Namespace) -> int:
     from .case import case_error, load_case
     from .engine import assemble, assemble_initial
     from .errors import ModelError
+    from .integrators import fixed_steps_only
 
-    system, _ = load_case(args.case)
+    system, solver = load_case(args.case)
     try:
         model = assemble(system)
+        fixed_steps_only(model, solver["integrator"])
         # the start of a run: initial positions must be brought onto the links
         moved = assemble_initial(model, model.initial.copy())
     except ModelError as exc:

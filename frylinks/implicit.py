@@ -581,8 +581,9 @@ def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every
     """Fixed-step generalized-alpha; yields ``state`` (updated in place) at t0 and every
     ``every`` steps. Parameters as :func:`frylinks.integrators.rk4`, and ``rho_inf``,
     the spectral radius at infinite frequency in [0, 1]."""
-    from .integrators import _check, _restore, nb_steps
+    from .integrators import _check, _restore, fixed_steps_only, nb_steps
 
+    fixed_steps_only(model, "generalized_alpha")
     compiled = compiled_step(model)
     stepper: Stepper | CompiledStepper = (
         Stepper(model, rho_inf) if compiled is None else CompiledStepper(compiled, rho_inf))

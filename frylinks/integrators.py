@@ -20,7 +20,7 @@ from .checkpoint import Checkpoint, restore_memory, take
 from .engine import Model, State, accept, derivative, project
 from .engine.compose import compiled_step
 from .engine.sampling import compiled_samples
-from .errors import SimulationError
+from .errors import ModelError, SimulationError
 
 INTEGRATORS = ("rk4", "dop853", "generalized_alpha")
 #: Integrators whose ``dt`` is the output interval (their steps are their own).
@@ -44,6 +44,17 @@ def _check(s: State) -> None:
             f"the motion runs away (a body {np.abs(s.x).max():.3g} m from the origin at "
             f"{np.abs(s.v).max():.3g} m/s): the time step is far too large for the "
             "integrator, or the model is unstable")
+
+
+def fixed_steps_only(model: Model, integrator: str) -> None:
+    """Refuse a model with switching links (a latch) on an integrator other than rk4:
+    generalized-alpha's acceleration memory does not survive the jump of the velocity a
+    latch makes (its positions then drift, and the run diverges), and dop853's steps grow
+    long while a latch holds, past its release."""
+    switching = sorted({blk.kind.name for blk in model.link_blocks if blk.kind.switching})
+    if switching and integrator != "rk4":
+        raise ModelError(f"link type {switching[0]!r} switches its constraint on and off: it "
+                         f"runs with integrator rk4, not {integrator}", "solver.integrator")
 
 
 def nb_steps(t_end: float, dt: float) -> int:
@@ -145,6 +156,7 @@ def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,
     that step covers have been yielded; a resumed run restarts scipy's solver there
     with the step size it would have tried next. See :func:`rk4` for the parameters.
     """
+    fixed_steps_only(model, "dop853")
     if resume is None:
         s = state
         project(model, s, initial=True)

@@ -86,7 +86,11 @@ class LinkKernels(NamedTuple):
     * ``coordinates(data, rel, t, s0, angle_ref, gpos, gvel)``, each ``(n, nf)``;
     * ``free_basis(data, rel, out)``, ``(n, 6, nf)``;
     * ``unwrap_angle(data, rel, angle_ref, out)``, ``(n,)``: returns False (and writes
-      nothing) when the type has no single free rotation.
+      nothing) when the type has no single free rotation;
+    * ``accept(data, rel, t, s0, angle_ref)``, or None: called once at the start of a
+      run and after every accepted step, at that state (``rel`` with its velocities),
+      never at an intermediate one: a switch (:attr:`LinkType.switching`) decides there,
+      in the type's ``memory``.
     """
 
     constraints: Callable[..., None]
@@ -95,6 +99,7 @@ class LinkKernels(NamedTuple):
     coordinates: Callable[..., None]
     free_basis: Callable[..., None]
     unwrap_angle: Callable[..., bool]
+    accept: Callable[..., None] | None = None
 
 
 class LinkType:
@@ -142,6 +147,9 @@ class LinkType:
     #: information from one evaluation to the next (a length taken at the start): saved
     #: in checkpoints and restored in place when a run resumes, as a force type's.
     memory: ClassVar[tuple[str, ...]] = ()
+    #: The rows switch on and off (a latch): a row is zero while off, and its kernel
+    #: ``accept`` decides. The contract checks then do not ask the rows for full rank.
+    switching: ClassVar[bool] = False
 
     def __init__(self, instances: Sequence[Mapping[str, Any]],
                  signal_specs: list[SignalSpec] | None = None) -> None:
@@ -222,6 +230,13 @@ class LinkType:
         out = np.zeros((self.nb_links, 6, self.nb_free))
         self._kernels().free_basis(self._data(), rel, out)
         return out
+
+    def accept(self, rel: Relative, ctx: LinkContext) -> None:
+        """At an accepted state (the start of a run, the end of each step): update the
+        type's memory, e.g. a latch's switch (the kernel ``accept``; nothing by
+        default)."""
+        if self.kernels is not None and self.kernels.accept is not None:
+            self.kernels.accept(self._data(), rel, ctx.t, ctx.signals[0], ctx.angle_ref)
 
     def unwrap_angle(self, rel: Relative, ctx: LinkContext) -> Array | None:
         """The unwrapped angle ``(n,)`` of a single free rotation, or None."""

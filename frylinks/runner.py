@@ -20,7 +20,7 @@ from .engine import Model, State, assemble, assemble_initial
 from .engine.compose import compiled_step
 from .errors import FrylinksError, ModelError, SimulationError
 from .implicit import generalized_alpha
-from .integrators import ADAPTIVE, INTEGRATORS, dop853, nb_steps, rk4
+from .integrators import ADAPTIVE, INTEGRATORS, dop853, fixed_steps_only, nb_steps, rk4
 from .params import as_float
 from .results import Sampler, to_dataset
 
@@ -54,6 +54,7 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         raise FrylinksError(f"output.every: expected a whole number >= 1, got {every!r}")
     sample_times(t_end, dt, integrator, every)  # a whole number of steps
     model = assemble(system)
+    fixed_steps_only(model, integrator)
     _say_path(model, integrator)
     rho_inf = as_float(rho_inf, "solver.rho_inf", "")
     if not 0.0 <= rho_inf <= 1.0:

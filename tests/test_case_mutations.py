@@ -113,6 +113,8 @@ AXIS_LINKS: dict[str, Any] = {
                                        "damping": [0.1, 0.1, 0.1]}},
         "free_l": {"type": "free", "master": "world.o", "slave": "free_b",
                    "spring_damper": {"stiffness": 10.0, "damping": 0.5}},
+        "latch_l": {"type": "latch", "master": "ground.o", "slave": "prismatic_b",
+                    "latch_time": 0.05},
     },
     "solver": {"t_end": 1.0, "dt": 0.01, "integrator": "rk4"},
     "output": {"every": 1},

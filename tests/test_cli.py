@@ -135,6 +135,30 @@ def test_a_model_that_cannot_be_assembled_is_a_case_error(command: str, tmp_path
     assert not case.with_suffix(".nc").exists()  # nothing written for a model that fails
 
 
+LATCH_ON_GA = """\
+frylinks: 1
+bodies:
+  m: {mass: 1.0, inertia: [1, 1, 1], position: [0, 0, 0.1]}
+links:
+  slide: {type: prismatic, master: ground, slave: m, spring_damper: {stiffness: 10.0}}
+  latch: {type: latch, master: ground, slave: m, latch_time: 0.5}
+solver: {t_end: 0.1, dt: 0.01, integrator: generalized_alpha}
+"""
+
+
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_a_latch_on_an_integrator_that_cannot_run_it(command: str, tmp_path: Path) -> None:
+    case = tmp_path / "latch.yaml"
+    case.write_text(LATCH_ON_GA)
+    proc = frylinks_cmd(command, case.name, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("frylinks: error: case 'latch.yaml', solver.integrator: "
+                                  "link type 'latch' switches")
+    assert proc.stderr.rstrip().endswith("(line 7)")
+    assert not case.with_suffix(".nc").exists()
+
+
 TURNED_SLAVE = """\
 frylinks: 1
 ground:

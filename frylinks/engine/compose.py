@@ -212,14 +212,16 @@ def _signals_text(model: Model, src: _Source) -> tuple[str, str]:
     return "\n".join(room), "\n".join(lines)
 
 
-def _links_text(model: Model, src: _Source) -> tuple[str, str, str]:
-    """Room, what each entry makes before its loop, and every link block: its rows
-    into ``values, velocity, acceleration, row_tau``; with ``positions`` its residual
-    (and, with ``angles``, the unwrapped angles into ``angle_out``); with ``springs``
-    its spring-damper into ``f``; with ``report`` its outputs."""
+def _links_text(model: Model, src: _Source) -> tuple[str, str, str, str]:
+    """Room, what each entry makes before its loop, every link block (its rows into
+    ``values, velocity, acceleration, row_tau``; with ``positions`` its residual (and,
+    with ``angles``, the unwrapped angles into ``angle_out``); with ``springs`` its
+    spring-damper into ``f``; with ``report`` its outputs), and the ``accept`` of the
+    blocks whose type has one (after the blocks, at an accepted state: ``bs`` made)."""
     room: list[str] = []
     made: list[str] = []
     out: list[str] = []
+    accepts: list[str] = []
     # a block's relative kinematics (about 20 arrays) are made once per call of an
     # entry, before its loop, for a model with few link blocks: made at each
     # evaluation they cost the spring-damper benchmark a fifth of its step. Held across
@@ -288,7 +290,14 @@ def _links_text(model: Model, src: _Source) -> tuple[str, str, str]:
                     f"gvel{k}, E{k}, L{k}[0], L{k}[4], Q{k}, mu{k}, gen{k})",
                     "    if report:",
                     f"        K.report_spring(out_links, L{k}[8], L{k}[15], Q{k}, gvel{k})"]
-    return "\n".join(room), "\n".join(made), "\n".join(out) or "pass"
+        if kk.accept is not None:
+            A = src.alias(kk.accept)
+            accepts += [f"relative_into(bs, L{k}[0], L{k}[1], L{k}[2], L{k}[3], L{k}[4], "
+                        f"L{k}[5], L{k}[6], L{k}[7], False, rel{k})",
+                        f"K.take(angle_ref, L{k}[8], ar{k})",
+                        f"{A}(L{k}[14], rel{k}, t, s0, ar{k})"]
+    return ("\n".join(room), "\n".join(made), "\n".join(out) or "pass",
+            "\n".join(accepts))
 
 
 def _forces_text(model: Model, src: _Source) -> tuple[str, str, str, str]:
@@ -375,17 +384,18 @@ def generate(model: Model) -> tuple[str, set[str]]:
     :mod:`.newton`)."""
     src = _Source()
     sig_room, sig_text = _signals_text(model, src)
-    link_room, link_made, link_text = _links_text(model, src)
+    link_room, link_made, link_text, link_accept = _links_text(model, src)
     force_room, force_made, force_text, accept_text = _forces_text(model, src)
     sig_room, (sig_text,) = _hoisted(sig_room, sig_text)
-    link_room, (link_made, link_text) = _hoisted(link_room, link_made, link_text)
+    link_room, (link_made, link_text, link_accept) = _hoisted(link_room, link_made,
+                                                              link_text, link_accept)
     force_room, (force_made, force_text, accept_text) = _hoisted(
         force_room, force_made, force_text, accept_text)
     terms = TERMS.format(signals=sig_text, links=link_text,
                          forces=_indent(force_text, 4))
     # the force types' accept, at the state a step ended with (rk4: x, ... views of it)
-    accept = (f"body_states_into(x, q, v, w, bs)\n{sig_text}\n{accept_text}"
-              if accept_text else "")
+    accepts = "\n".join(a for a in (link_accept, accept_text) if a)
+    accept = f"body_states_into(x, q, v, w, bs)\n{sig_text}\n{accepts}" if accepts else ""
     room = ROOM.format(signals=sig_room, links=link_room, forces=force_room)
     body = TEMPLATE.format(
         terms_rk4=_indent(terms, 8), terms_ga=_indent(terms, 8),

@@ -400,14 +400,20 @@ def _worst_link(model: Model, res: Array) -> str:
 
 
 def accept(model: Model, s: State) -> None:
-    """Tell the force types that accept states (:meth:`ForceType.accept`) the accepted
-    state ``s``: the start of a run or the end of a step."""
+    """Tell the link and force types that accept states (:meth:`LinkType.accept`,
+    :meth:`ForceType.accept`) the accepted state ``s``: the start of a run or the end
+    of a step."""
     blocks = [blk for blk in model.force_blocks
               if blk.kind.kernels is not None and blk.kind.kernels.accept is not None]
-    if not blocks:
+    links = [blk for blk in model.link_blocks
+             if blk.kind.kernels is not None and blk.kind.kernels.accept is not None]
+    if not blocks and not links:
         return
     b = body_states(model, s)
     ctx = _link_ctx(model, s)
+    for lblk in links:
+        rel = relative(b, lblk.master, lblk.slave, need_bias=False)
+        lblk.kind.accept(rel, LinkContext(ctx.t, ctx.signals, s.angle_ref[lblk.index]))
     fctx = ForceContext(s.t, ctx.signals[0], model.gravity, model.settings)
     for blk in blocks:
         fctx.states = s.z[blk.states]

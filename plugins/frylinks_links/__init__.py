@@ -11,6 +11,7 @@ from .fix_direction import FixDirectionLink
 from .fix_point import FixPointLink
 from .fixed import FixedLink
 from .free import FreeLink
+from .latch import LatchLink
 from .planar import PlanarLink
 from .prismatic import PrismaticLink
 from .revolute import RevoluteLink
@@ -24,4 +25,4 @@ from .universal import UniversalLink
 def frylinks_link_types() -> list[type]:
     return [FixedLink, RevoluteLink, PrismaticLink, CylindricalLink, SphericalLink, ScrewLink,
             UniversalLink, PlanarLink, FreeLink, FixPointLink, FixDirectionLink, RigidLink,
-            PrescribedDisplacement, PrescribedVelocity, PrescribedAcceleration]
+            PrescribedDisplacement, PrescribedVelocity, PrescribedAcceleration, LatchLink]

@@ -255,3 +255,76 @@ def test_a_declutching_run_resumes_bit_for_bit(tmp_path: Path) -> None:
     assert system.run(output=path, **DECLUTCH_RUN).attrs["status"].startswith("interrupted")
     resumed = declutched().run(output=path, resume=True, **DECLUTCH_RUN)
     assert_same_run(resumed, whole)
+
+
+def latched(latch_time: float = 0.3) -> frylinks.System:
+    """A spring-mass oscillator (period T0 = 1 s) released with a speed on a prismatic
+    link, with a latch on the link's nodes."""
+    s = frylinks.System(gravity=[0, 0, 0])
+    s.ground.add_node("rail")
+    s.add_body("slider", mass=1.0, inertia=[1.0, 1.0, 1.0], velocity=[0, 0, 1.0])
+    s.add_link("l", "prismatic", master="ground.rail", slave="slider",
+               spring_damper={"stiffness": 4 * np.pi ** 2})
+    s.add_link("hold", "latch", master="ground.rail", slave="slider",
+               latch_time=latch_time)
+    return s
+
+
+LATCH_RUN = {"t_end": 4.0, "dt": 0.001, "integrator": "rk4"}
+
+
+def test_latching_holds_the_motion_and_shifts_its_phase_by_the_latch_time() -> None:
+    """Latched at each extremum for T_l, a free oscillator of period T0 swings a half
+    period, then waits T_l: its motion repeats every T0 + 2 T_l, with the free motion's
+    amplitude, and its velocity is exactly zero while held (from the step after the
+    reversal, where the latch closed, for T_l). The compiled run equals the Python
+    path."""
+    from frylinks.engine.compose import python_path
+
+    ds = latched().run(**LATCH_RUN)
+    with python_path():
+        reference = latched().run(**LATCH_RUN)
+    for name in ("body_position", "body_velocity", "link_reaction_force"):
+        np.testing.assert_allclose(ds[name].values, reference[name].values, rtol=0,
+                                   atol=1e-12)
+    t = ds.time.values
+    x = ds.body_position.values[:, 0, 2]
+    v = ds.body_velocity.values[:, 0, 2]
+    held = v == 0.0
+    starts = t[1:][held[1:] & ~held[:-1]]
+    ends = t[1:][~held[1:] & held[:-1]]
+    t0, tl, dt = 1.0, 0.3, 0.001
+    # first reversal at T0/4; each hold lasts T_l, then a free half period: the holds
+    # start every T0/2 + T_l (to the step the switch waits for at each end)
+    assert abs(starts[0] - 0.25) <= 3 * dt
+    np.testing.assert_allclose(np.diff(starts), t0 / 2 + tl, atol=2 * dt)
+    np.testing.assert_allclose(ends - starts[:len(ends)], tl, atol=1.5 * dt)
+    assert len(starts) == 5  # 0.25, 1.05, 1.85, 2.65, 3.45 s
+    amplitude = 1.0 / (2 * np.pi)  # v0 / omega
+    np.testing.assert_allclose(np.abs(x[held]), amplitude, rtol=1e-3)
+    assert np.ptp(x[held][:100]) == 0.0  # held exactly still
+    # the latch's reaction is the spring's pull, k x, while held; zero while free (but
+    # at the step the latch closed, where it stops the last of the motion)
+    reaction = ds.link_reaction_force.sel(link="hold").values[:, 2]
+    closing = np.roll(held, -1) & ~held
+    assert (reaction[~held & ~closing] == 0.0).all()
+    holding = held & np.roll(held, -1)  # (at a hold's last step the latch opened)
+    np.testing.assert_allclose(np.abs(reaction[holding]),
+                               4 * np.pi ** 2 * np.abs(x[holding]), rtol=1e-6)
+
+
+def test_latching_refuses_an_integrator_it_cannot_run_with() -> None:
+    with pytest.raises(frylinks.ModelError, match=r"latch.*rk4, not generalized_alpha"):
+        latched().run(t_end=0.1, dt=0.01, integrator="generalized_alpha")
+
+
+def test_a_latched_run_resumes_bit_for_bit(tmp_path: Path) -> None:
+    """The latch's state is memory: a run interrupted inside a hold resumes bit for
+    bit."""
+    whole = latched().run(output=tmp_path / "whole.nc", **LATCH_RUN)
+    system = latched()
+    system.registry.register(StopAt(0.4), name="ctrl-c")
+    path = tmp_path / "r.nc"
+    assert system.run(output=path, **LATCH_RUN).attrs["status"].startswith("interrupted")
+    resumed = latched().run(output=path, resume=True, **LATCH_RUN)
+    assert_same_run(resumed, whole)
