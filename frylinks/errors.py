@@ -29,6 +29,16 @@ class ModelError(FrylinksError):
         return type(self)(self.message, path)
 
 
+class ElementError(ModelError):
+    """A :class:`ModelError` of one element of a type's block, raised where the type
+    sees its elements together (its constructor): ``element`` is the element's index in
+    the block, which the engine turns into its name (``forces.<name>.<path>``)."""
+
+    def __init__(self, message: str, path: str, element: int) -> None:
+        super().__init__(message, path)
+        self.element = element
+
+
 class CaseError(FrylinksError):
     """A mistake in a case file: names the file, the key path and what is accepted."""
 

@@ -257,6 +257,26 @@ class ForceType:
         """
         return None
 
+    def coupled_added_mass(self) -> Array | None:
+        """Constant mass the elements add between their bodies, or None (the default).
+
+        Hydrodynamic interaction: the force on one body per acceleration of another
+        (the off-diagonal blocks of a multi-body dataset's infinite-frequency added
+        mass). Called once after :meth:`prepare`, like :meth:`added_mass`, which keeps
+        each body's own block; the first attachment must be a ``body``. The engine
+        puts the matrix in the mass matrix (no algebraic loop) and adds the force
+        ``-sum_j A_ij u'_j`` to element ``i``'s reported wrench.
+
+        Returns
+        -------
+        (6 n, 6 n) ndarray
+            Block ``(i, j)`` (rows ``6 i .. 6 i + 5``, columns ``6 j .. 6 j + 5``) the
+            force and torque on element ``i``'s body per acceleration of element ``j``'s,
+            world-aligned axes about the COGs [kg, kg m, kg m2]; the diagonal blocks zero
+            (they are :meth:`added_mass`'s). Symmetric.
+        """
+        return None
+
     def initial_states(self) -> Array:
         """Values of the :attr:`nb_states` states at the start of a run (zeros)."""
         return np.zeros(self.nb_states)

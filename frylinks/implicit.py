@@ -68,6 +68,7 @@ from .engine import (
     state_derivatives,
 )
 from .engine.compose import NOT_CONVERGED, CompiledStep, compiled_step, kept_count, status_error
+from .engine.evaluate import joined, model_coupling
 from .engine.handle import handle
 from .engine.kernels import REPORT_END, REPORT_NONE
 from .engine.newton import (
@@ -146,6 +147,8 @@ class Coupling:
             if len(fblk.attachments) > 1:
                 for k in range(len(fblk.names)):
                     join(np.array([att.body[k] for att in fblk.attachments]))
+        if model.mass_coupling is not None:  # the added mass between bodies
+            join(model.mass_coupling[0])
         colour = np.full(nb, -1)
         for j in range(nb):
             # two bodies may share a colour when no equation sees both
@@ -171,7 +174,7 @@ class Residual:
     vals: Array
     vel: Array                           # velocity right-hand sides: G u = vel
     mass: Array                          # (nb, 6, 6) body blocks
-    coupling: tuple[Array, Array] | None  # point masses (P, m)
+    coupling: tuple[Array, Array] | None  # mass coupling bodies (U, C): M = M_b + U^T C U
     zdot: Array
 
 
@@ -185,14 +188,15 @@ def residual(model: Model, s: State, udot: Array, lam: Array, angles: Array | No
     loads = applied(model, s, b, rels, ctx)
     M = mass_blocks(model, b)
     r = np.einsum("bij,bj->bi", M, udot) - loads.f
-    if loads.coupling is not None:
-        P, m = loads.coupling
-        r += (P.T @ (np.repeat(m, 3) * (P @ udot.reshape(-1)))).reshape(r.shape)
+    coupling = joined(model_coupling(model), loads.coupling)
+    if coupling is not None:
+        U, C = coupling
+        r += (U.T @ (C @ (U @ udot.reshape(-1)))).reshape(r.shape)
     if model.nb_rows:
         solver = model.solver
         r -= np.bincount(solver.cols, weights=vals * lam[solver.rows],
                          minlength=r.size).reshape(r.shape)
-    return Residual(r, phi, vals, vel, M, loads.coupling, state_derivatives(model, s, loads))
+    return Residual(r, phi, vals, vel, M, coupling, state_derivatives(model, s, loads))
 
 
 def _moved(s: State, bodies: Array, d: int, eps: float, dv: float) -> State:
@@ -314,7 +318,7 @@ class Newton:
         on = cp.rows[self._diag_blocks]
         blocks[self._diag_blocks] += res.mass[on]
         if res.coupling is not None:
-            blocks += self._point_mass_blocks(*res.coupling)
+            blocks += self._coupling_blocks(*res.coupling)
         data = blocks.ravel()
         # equilibrate: unit diagonal on the bodies' rows, unit rows of G
         diagonal = np.ones(6 * model.nb_bodies)
@@ -353,12 +357,13 @@ class Newton:
         """The equilibrated matrix last factored (scipy CSC)."""
         return sp.csc_matrix((self._values, self._row, self._indptr), shape=(self.n, self.n))
 
-    def _point_mass_blocks(self, P: Array, m: Array) -> Array:
-        """``P^T m P`` of point masses on the coupling's body blocks (k, 6, 6)."""
+    def _coupling_blocks(self, U: Array, C: Array) -> Array:
+        """``U^T C U`` of a mass coupling (point masses, added mass between bodies) on
+        the pattern's body blocks (k, 6, 6)."""
         cp = self.coupling
-        Pb = P.reshape(len(P), -1, 6)
-        m3 = np.repeat(m, 3)
-        return np.einsum("p,pka,pkb->kab", m3, Pb[:, cp.rows], Pb[:, cp.cols])
+        Ub = U.reshape(len(U), -1, 6)
+        CUb = (C @ U).reshape(len(U), -1, 6)
+        return np.einsum("pka,pkb->kab", Ub[:, cp.rows], CUb[:, cp.cols])
 
     def solve(self, res: Residual) -> tuple[Array, Array]:
         """Newton correction ``(delta (nb, 6), dlam)`` for the residual ``res``."""

@@ -77,22 +77,23 @@ class ConstraintSolver:
         Minv
             Inverse of the block-diagonal body mass ``M_b``, ``(nb, 6, 6)``.
         coupling
-            Point masses coupling bodies, ``(P, m)``: ``P`` ``(3K, 6 nb)`` maps body
-            velocities to the K points' velocities, ``m`` ``(K,)`` their masses, so that
-            ``M = M_b + P^T diag(m) P``. Applied exactly by the Woodbury identity
-            ``M^-1 = M_b^-1 - M_b^-1 P^T S^-1 P M_b^-1``, ``S = diag(1/m) + P M_b^-1 P^T``
-            (3K x 3K), which keeps ``A`` sparse: a point mass touches only the rows of
-            its bodies.
+            Mass coupling bodies, ``(U, C)``: ``U`` ``(k, 6 nb)`` maps body velocities
+            to ``k`` coupled quantities, ``C`` ``(k, k)`` symmetric, so that ``M = M_b +
+            U^T C U``: point masses (``U`` their velocities, ``C`` their masses) and the
+            added mass between bodies (``U`` a selection). Applied exactly by Woodbury's
+            identity ``M^-1 = M_b^-1 - M_b^-1 U^T W U M_b^-1``, ``W = C (I + S C)^-1``,
+            ``S = U M_b^-1 U^T`` (k x k; no inverse of ``C``, which may be singular),
+            which keeps ``A`` sparse: a coupling touches only the rows of its bodies.
         """
         self._Minv = Minv
         self._wood = None
         self._jit_factor = False
         if coupling is not None and len(coupling[1]):
-            P, m = coupling
-            MbPt = np.einsum("bij,kbj->bik", Minv,
-                             P.reshape(len(P), self.nb_bodies, 6)).reshape(-1, len(P))
-            S = np.diag(np.repeat(1.0 / m, 3)) + P @ MbPt
-            self._wood = (P, MbPt, np.linalg.inv(S))
+            U, C = coupling
+            MbUt = np.einsum("bij,kbj->bik", Minv,
+                             U.reshape(len(U), self.nb_bodies, 6)).reshape(-1, len(U))
+            S = U @ MbUt
+            self._wood = (U, MbUt, C @ np.linalg.inv(np.eye(len(C)) + S @ C))
         if not self.nb_rows:
             return
         if self.dense and self._wood is None:
@@ -102,7 +103,7 @@ class ConstraintSolver:
             G = np.zeros((self.nb_rows, 6 * self.nb_bodies))
             G[self.rows, self.cols] = values
             self._G = G
-            A, L, ok = K.factor(G, np.ascontiguousarray(Minv, dtype=float))
+            A, L, ok = K.factor(G, _blocks_only(Minv))
             if not ok:
                 raise SimulationError("constraint system is singular: the matrix "
                                       "G M^-1 G^T is not positive definite")
@@ -156,15 +157,15 @@ class ConstraintSolver:
         return np.asarray(self._G @ u.reshape(-1))
 
     def minv(self, f: Array) -> Array:
-        """``M^-1 f`` for ``f (nb, 6)`` (with the point-mass coupling, if any)."""
+        """``M^-1 f`` for ``f (nb, 6)`` (with the coupling, if any)."""
         if self._wood is None:
             from .engine import kernels as K
 
-            return np.asarray(K.minv(np.ascontiguousarray(self._Minv, dtype=float),
+            return np.asarray(K.minv(_blocks_only(self._Minv),
                                      np.ascontiguousarray(f, dtype=float)))
         y = np.einsum("bij,bj->bi", self._Minv, f)
-        P, MbPt, Sinv = self._wood
-        return y - (MbPt @ (Sinv @ (P @ y.reshape(-1)))).reshape(y.shape)
+        U, MbUt, W = self._wood
+        return y - (MbUt @ (W @ (U @ y.reshape(-1)))).reshape(y.shape)
 
     def _solve(self, rhs: Array) -> Array:
         if self.dense:
@@ -199,3 +200,12 @@ class ConstraintSolver:
         if not self.nb_rows:
             return np.zeros((self.nb_bodies, 6))
         return -self.minv(self.G_T(self.solve_multipliers(error)))
+
+
+def _blocks_only(Minv: Array) -> Any:
+    """The compiled kernels' :class:`~frylinks.engine.kernels.MassInverse` of a block
+    diagonal mass (no coupling)."""
+    from .engine.kernels import MassInverse
+
+    return MassInverse(np.ascontiguousarray(Minv, dtype=float), np.zeros(0, dtype=np.int64),
+                       np.zeros((0, 0)))

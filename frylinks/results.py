@@ -20,6 +20,7 @@ import xarray as xr
 
 from .engine import Model, State, body_states, evaluate, force_outputs, link_outputs
 from .engine.compose import compiled_step
+from .engine.evaluate import added_mass_forces
 from .errors import ModelError
 from .forces import ForceContext
 from .info import ELEMENT_SUFFIX, UNITS_SUFFIX
@@ -215,13 +216,14 @@ class Sampler:
         b = None
         signals = model.signals.evaluate(s.t, 0) if model.signals.nb_slots else np.zeros(0)
         for blk in model.force_blocks:
-            if blk.added is None and not blk.kind.outputs:
+            inertia = blk.added is not None or blk.coupled is not None
+            if not inertia and not blk.kind.outputs:
                 continue
             b = body_states(model, s) if b is None else b
             frames = [node_frames(b, att) for att in blk.attachments]
-            if blk.added is not None:
+            if inertia:
                 # the added-mass force -A u' sits in the mass matrix (see force_outputs)
-                inertial = -np.einsum("nij,nj->ni", blk.added, udot[blk.attachments[0].body])
+                inertial = added_mass_forces(blk, udot)
                 out["force_force"][blk.index] += inertial[:, :3]
                 out["force_torque"][blk.index] += (inertial[:, 3:]
                                                    - cross(frames[0].r, inertial[:, :3]))

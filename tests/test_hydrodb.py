@@ -351,3 +351,61 @@ def test_database_kernel_and_state_space_shapes_are_checked() -> None:
                       radiation_damping=base.radiation_damping, excitation=base.excitation,
                       headings=base.headings, added_mass_inf=base.added_mass_inf,
                       kernel_time=np.zeros(3))
+
+
+def _two_bodies(**radiation: Any) -> frylinks.System:
+    s = rm3_system()
+    s.add_body("spar", mass=8.866878e5, inertia=[9.44e7, 9.44e7, 2.85e7],
+               position=[0, 0, -21.29])
+    s.configure("environment", water_density=1025.0)
+    for body in ("float", "spar"):
+        s.add_force(f"{body}_rad", "radiation", body=body, hydrodynamics=str(RM3),
+                    hydrodynamics_body=f"rm3_{body}", **radiation.get(body, {}))
+    return s
+
+
+def test_bodies_of_one_dataset_interact_through_their_mass_matrix() -> None:
+    """By default the radiation forces of one multi-body dataset interact: the model's
+    mass couples the bodies with the dataset's cross-body A_inf (symmetrised, at the
+    water's density), their own blocks stay theirs; ``interaction: false`` has none."""
+    from frylinks.engine import assemble
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = assemble(_two_bodies())
+        alone = assemble(_two_bodies(float={"interaction": False},
+                                     spar={"interaction": False}))
+    m = quiet(read_capytaine_bodies, RM3)
+    dofs = np.concatenate([6 * m.bodies.index(b) + np.arange(6)
+                           for b in ("rm3_float", "rm3_spar")])
+    a_inf = m.added_mass_inf[np.ix_(dofs, dofs)]
+    a_inf = 0.5 * (a_inf + a_inf.T) * 1025.0 / 1000.0
+    assert model.mass_coupling is not None and alone.mass_coupling is None
+    coupled, C = model.mass_coupling
+    np.testing.assert_array_equal(coupled, [0, 1])
+    np.testing.assert_allclose(C[:6, 6:], a_inf[:6, 6:], rtol=1e-12)
+    np.testing.assert_array_equal(C[:6, :6], 0.0)
+    assert model.added_mass is not None and alone.added_mass is not None
+    np.testing.assert_allclose(model.added_mass[1], a_inf[6:, 6:], rtol=1e-12)
+    np.testing.assert_allclose(alone.added_mass, model.added_mass, rtol=1e-12)
+    assert model.force_blocks[0].kind.nb_states > alone.force_blocks[0].kind.nb_states
+
+
+def test_interaction_errors_name_the_key() -> None:
+    with pytest.raises(ModelError, match="expected true or false") as err:
+        _two_bodies(float={"interaction": "yes"})
+    assert err.value.path == "forces.float_rad.interaction"
+    from frylinks.engine import assemble
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ModelError, match="differ in interaction") as err:
+            assemble(_two_bodies(spar={"interaction": False}))
+        assert err.value.path == "forces.spar_rad.interaction"
+        twice = _two_bodies()
+        twice.add_force("again", "radiation", body="spar", hydrodynamics=str(RM3),
+                        hydrodynamics_body="rm3_float")
+        with pytest.raises(ModelError, match="two radiation forces read body 'rm3_float'"
+                           ) as err:
+            assemble(twice)
+        assert err.value.path == "forces.again.hydrodynamics_body"

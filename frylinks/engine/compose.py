@@ -109,7 +109,19 @@ def core_data(model: Model) -> tuple[Any, ...]:
             np.ascontiguousarray(model.inertia_inv), np.asarray(model.gravity, dtype=float),
             np.ascontiguousarray(added), model.added_mass is not None, int(model.nb_rows),
             float(model.length_scale), int(model.signals.nb_slots), cat(rows), cat(cols),
-            np.asarray(model.row_link, dtype=np.int64))
+            np.asarray(model.row_link, dtype=np.int64), *mass_coupling(model))
+
+
+def mass_coupling(model: Model) -> tuple[Array, Array, Array]:
+    """The added mass between bodies as the kernels take it: the coupled bodies
+    ``(ng,)``, each body's place among them ``(nb + 1,)`` (-1: none) and the
+    ``(6 ng, 6 ng)`` matrix (:mod:`.kernels`)."""
+    slot = np.full(model.nb_bodies + 1, -1, dtype=np.int64)
+    if model.mass_coupling is None:
+        return np.zeros(0, dtype=np.int64), slot, np.zeros((0, 0))
+    coupled, C = model.mass_coupling
+    slot[coupled] = np.arange(len(coupled))
+    return coupled, slot, C
 
 
 def _nodes(ns: Any) -> tuple[Array, ...]:
@@ -744,7 +756,7 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
                 continue
             return K.OK, k, 0.0, 0.0, 0
         N.mass_blocks(C0, bs.R, nb, M)
-        N.residual_r(M, udot, f, values, lam, vrows, vcols, W, rr)
+        N.residual_r(M, udot, f, values, lam, vrows, vcols, W, rr, C0[12], C0[14])
         outcome = 0  # 0: iterate again, 1: converged, 2: failed
         if phase == 1:
             N.gradient_column(Dtan, dV, 6 * c + d, rr, cr, values, cvals, eps)
@@ -793,7 +805,7 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
             # one Newton iteration with the residual (cr, ...) of the iterate
             if refresh:
                 ok = N.factor(Dtan, dV, lam, bp, cM, cvals, vrows, vcols, colour, prow, pcol,
-                              nr, W)
+                              nr, W, C0[13], C0[14])
                 counters[1] += 1
                 if not ok:
                     return K.SINGULAR, k, 0.0, 0.0, 0

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import scipy.linalg
 
 from ..errors import ModelError, SimulationError
 from ..forces import ForceContext
@@ -31,7 +32,7 @@ from ..rotations import cross, quat_multiply, skew
 from . import kernels as K
 from . import newton as N
 from .compose import core_data
-from .model import Model, State, body_states
+from .model import ForceBlock, Model, State, body_states
 
 Array = np.ndarray
 
@@ -119,8 +120,42 @@ def mass_blocks(model: Model, b: BodyStates) -> Array:
 
 def _mass_inverse(model: Model, b: BodyStates) -> Array:
     """Block inverse of the bodies' mass matrices, ``(nb, 6, 6)`` (the compiled step's
-    kernel)."""
-    return K.mass_inverse(_core(model), b, model.nb_bodies)
+    kernel; the added mass between bodies is :func:`model_coupling`)."""
+    return K.mass_inverse(_core(model), b, model.nb_bodies).blocks
+
+
+def model_coupling(model: Model) -> tuple[Array, Array] | None:
+    """The added mass between bodies as a coupling ``(U, C)`` of the constraint solver
+    (:meth:`frylinks.linalg.ConstraintSolver.factor`): ``U`` selects the coupled bodies'
+    velocities."""
+    if model.mass_coupling is None:
+        return None
+    coupled, C = model.mass_coupling
+    cols = (6 * coupled[:, None] + np.arange(6)).reshape(-1)
+    U = np.zeros((len(cols), 6 * model.nb_bodies))
+    U[np.arange(len(cols)), cols] = 1.0
+    return U, C
+
+
+def joined(*couplings: tuple[Array, Array] | None) -> tuple[Array, Array] | None:
+    """Several couplings ``(U, C)`` as one (``U`` stacked, ``C`` block diagonal)."""
+    parts = [c for c in couplings if c is not None]
+    if len(parts) <= 1:
+        return parts[0] if parts else None
+    return np.concatenate([u for u, _ in parts]), scipy.linalg.block_diag(*[c for _, c in parts])
+
+
+def added_mass_forces(blk: ForceBlock, udot: Array) -> Array:
+    """The added-mass force ``-A u'`` on each element of a force block ``(n, 6)`` (force
+    and torque about the COG, world axes), the added mass between bodies included: it
+    sits in the mass matrix, and is reported as the element's wrench."""
+    body = blk.attachments[0].body
+    out = np.zeros((len(body), 6))
+    if blk.added is not None:
+        out -= np.einsum("nij,nj->ni", blk.added, udot[body])
+    if blk.coupled is not None:
+        out -= (blk.coupled @ udot[body].reshape(-1)).reshape(-1, 6)
+    return out
 
 
 def _core(model: Model) -> tuple[Any, ...]:
@@ -141,7 +176,7 @@ def evaluate(model: Model, s: State, static: bool = False) -> Evaluation:
     rels, vals, _res, _vel, acc = _constraints(model, b, ctx)
     Minv = _mass_inverse(model, b)
     loads = applied(model, s, b, rels, ctx, static)
-    model.solver.factor(vals, Minv, loads.coupling)
+    model.solver.factor(vals, Minv, joined(model_coupling(model), loads.coupling))
     a0 = model.solver.minv(loads.f)
     lam = model.solver.solve_multipliers(acc - model.solver.G_dot(a0))
     udot = a0 + model.solver.minv(model.solver.G_T(lam))
@@ -159,7 +194,7 @@ class Loads:
         the gyroscopic term, link spring-dampers, force elements and the weight and
         velocity-product part of point masses.
     springs, wrenches, frames, ctx : as in :class:`Evaluation`.
-    coupling : point masses ``(P, m)`` (see :func:`_point_masses`), or None.
+    coupling : point masses ``(P, C)`` (see :func:`_point_masses`), or None.
     """
 
     f: Array
@@ -228,8 +263,9 @@ def state_derivatives(model: Model, s: State, loads: Loads) -> Array:
 
 def _point_masses(model: Model, all_frames: list[list[NodeFrames]], ctx: ForceContext,
                   f: Array) -> tuple[Array, Array] | None:
-    """Point masses of force elements: ``(P, m)`` for the solver; their weight and the
-    velocity-product part of their acceleration are added to ``f`` (in place).
+    """Point masses of force elements: a coupling ``(P, C)`` for the solver, ``C`` the
+    masses on the diagonal; their weight and the velocity-product part of their
+    acceleration are added to ``f`` (in place).
 
     A point at ``sum_i w_i p_i`` moves with ``P u``, ``P = sum_i w_i [I, -[r_i]x]`` on
     the attached bodies' columns, and accelerates with ``P u' + sum_i w_i w x (w x r_i)``;
@@ -268,7 +304,7 @@ def _point_masses(model: Model, all_frames: list[list[NodeFrames]], ctx: ForceCo
         masses.append(m)
     if not rows:
         return None
-    return np.concatenate(rows), np.concatenate(masses)
+    return np.concatenate(rows), np.diag(np.repeat(np.concatenate(masses), 3))
 
 
 def derivative(model: Model, s: State) -> tuple[Array, Evaluation]:
@@ -315,7 +351,7 @@ def project(model: Model, s: State, iterations: int = 4, initial: bool = False) 
                 f"'{_worst_link(model, res)}'); the step is too large for this model "
                 "(reduce dt)")
         Minv = _mass_inverse(model, b)
-        model.solver.factor(vals, Minv)
+        model.solver.factor(vals, Minv, model_coupling(model))
         if worst <= tol or it == limit or last:
             break
         K.move(s.x, s.q, np.ascontiguousarray(model.solver.correction(res)))
@@ -472,10 +508,10 @@ def force_outputs(model: Model, ev: Evaluation) -> dict[str, Array]:
                                      strict=True):
         force[blk.index] = fo[:, 0]
         torque[blk.index] = to[:, 0]
-        if blk.added is not None:
+        if blk.added is not None or blk.coupled is not None:
             # the added-mass force -A u' sits in the mass matrix; report it here, its
             # torque (about the COG) moved to the attachment node like the others
-            inertial = -np.einsum("nij,nj->ni", blk.added, ev.udot[blk.attachments[0].body])
+            inertial = added_mass_forces(blk, ev.udot)
             r = frames[0].r
             force[blk.index] += inertial[:, :3]
             torque[blk.index] += inertial[:, 3:] - cross(r, inertial[:, :3])

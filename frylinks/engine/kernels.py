@@ -6,13 +6,22 @@ model-dependent part (the calls to each block's type kernels) around them. They 
 round-off. ``core`` is the tuple built by :func:`.compose.core_data`:
 
 ``(mass, inertia, inertia_inv, gravity, added, has_added, nb_rows, length_scale,
-nb_slots, value_rows, value_cols, row_link)``.
+nb_slots, value_rows, value_cols, row_link, coupled, slot, coupling)``: ``added (nb, 6,
+6)`` is each body's own added mass; ``coupling (6 ng, 6 ng)`` the added mass between
+the ``ng`` bodies ``coupled`` (their own blocks zero), ``slot (nb + 1,)`` each body's
+place among them (-1: none).
+
+The mass matrix is ``M = M_b + U^T C U``: ``M_b`` block diagonal, ``U`` the selection
+of the coupled bodies' velocities, ``C`` the coupling. Its inverse (:class:`MassInverse`)
+keeps ``M_b^-1`` and the small ``W = C (I + S C)^-1``, ``S = U M_b^-1 U^T``, so that
+``M^-1 = M_b^-1 - M_b^-1 U^T W U M_b^-1`` (Woodbury's identity in the form that needs
+no inverse of ``C``, which is singular when the bodies couple in some DOFs only).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -74,9 +83,17 @@ def world_inertia(R: Array, inertia: Array, out: Array) -> None:
             out[j, k] = RI[j, 0] * R[k, 0] + RI[j, 1] * R[k, 1] + RI[j, 2] * R[k, 2]
 
 
+class MassInverse(NamedTuple):
+    """The inverse of the mass matrix ``M = M_b + U^T C U`` (module doc)."""
+
+    blocks: Array   # (nb, 6, 6) M_b^-1
+    coupled: Array  # (ng,) int: the coupled bodies
+    W: Array        # (6 ng, 6 ng) C (I + S C)^-1
+
+
 @kernel
-def mass_inverse(core: tuple[Any, ...], b: BodyStates, nb: int) -> Array:
-    """Block inverse ``(nb, 6, 6)`` of the bodies' mass matrices (added mass included)."""
+def mass_inverse(core: tuple[Any, ...], b: BodyStates, nb: int) -> MassInverse:
+    """The inverse of the bodies' mass matrix, added mass included (module doc)."""
     mass, inertia, inertia_inv, added, has_added = core[0], core[1], core[2], core[4], core[5]
     Minv = np.zeros((nb, 6, 6))
     block = np.empty((3, 3))
@@ -97,7 +114,27 @@ def mass_inverse(core: tuple[Any, ...], b: BodyStates, nb: int) -> Array:
             for k in range(3):
                 for m in range(3):
                     Minv[i, 3 + k, 3 + m] = block[k, m]
-    return Minv
+    coupled, C = core[12], core[14]
+    n = 6 * len(coupled)
+    W = np.zeros((n, n))
+    if n:
+        # I + S C, S = U M_b^-1 U^T block diagonal
+        T = np.eye(n)
+        for g in range(len(coupled)):
+            for i in range(6):
+                for j in range(n):
+                    s = 0.0
+                    for k in range(6):
+                        s += Minv[coupled[g], i, k] * C[6 * g + k, j]
+                    T[6 * g + i, j] += s
+        Ti = inverse(T)
+        for i in range(n):
+            for j in range(n):
+                s = 0.0
+                for k in range(n):
+                    s += C[i, k] * Ti[k, j]
+                W[i, j] = s
+    return MassInverse(Minv, coupled, W)
 
 
 @kernel
@@ -204,18 +241,19 @@ def dense_G(core: tuple[Any, ...], values: Array, nb: int) -> Array:
 
 
 @kernel
-def factor(G: Array, Minv: Array) -> tuple[Array, Array, bool]:
+def factor(G: Array, Minv: MassInverse) -> tuple[Array, Array, bool]:
     """``A = G M^-1 G^T`` and the Cholesky factor of ``A + EPS diag(A)`` (lower);
     False when it is not positive definite."""
     nr = G.shape[0]
-    nb = Minv.shape[0]
+    blocks, coupled, W = Minv.blocks, Minv.coupled, Minv.W
+    nb = blocks.shape[0]
     GM = np.zeros((nr, 6 * nb))
     for r in range(nr):
         for b in range(nb):
             for j in range(6):
                 s = 0.0
                 for i in range(6):
-                    s += G[r, 6 * b + i] * Minv[b, i, j]
+                    s += G[r, 6 * b + i] * blocks[b, i, j]
                 GM[r, 6 * b + j] = s
     A = np.zeros((nr, nr))
     for r in range(nr):
@@ -224,6 +262,22 @@ def factor(G: Array, Minv: Array) -> tuple[Array, Array, bool]:
             for k in range(6 * nb):
                 s += GM[r, k] * G[c, k]
             A[r, c] = s
+    n = 6 * len(coupled)
+    if n:
+        # A -= Y W Y^T, Y = G M_b^-1 U^T: GM's columns of the coupled bodies
+        YW = np.zeros((nr, n))
+        for r in range(nr):
+            for j in range(n):
+                s = 0.0
+                for k in range(n):
+                    s += GM[r, 6 * coupled[k // 6] + k % 6] * W[k, j]
+                YW[r, j] = s
+        for r in range(nr):
+            for c in range(nr):
+                s = 0.0
+                for k in range(n):
+                    s += YW[r, k] * GM[c, 6 * coupled[k // 6] + k % 6]
+                A[r, c] -= s
     L = A.copy()
     for r in range(nr):
         L[r, r] += EPS * A[r, r] + 1e-300
@@ -325,16 +379,33 @@ def multipliers(A: Array, L: Array, rhs: Array) -> Array:
 
 
 @kernel
-def minv(Minv: Array, f: Array) -> Array:
+def minv(Minv: MassInverse, f: Array) -> Array:
     """``M^-1 f`` for ``f (nb, 6)``."""
-    nb = Minv.shape[0]
+    blocks, coupled, W = Minv.blocks, Minv.coupled, Minv.W
+    nb = blocks.shape[0]
     out = np.empty((nb, 6))
     for b in range(nb):
         for i in range(6):
             s = 0.0
             for j in range(6):
-                s += Minv[b, i, j] * f[b, j]
+                s += blocks[b, i, j] * f[b, j]
             out[b, i] = s
+    n = 6 * len(coupled)
+    if n:
+        # out -= M_b^-1 U^T W U out
+        t = np.zeros(n)
+        for i in range(n):
+            s = 0.0
+            for k in range(n):
+                s += W[i, k] * out[coupled[k // 6], k % 6]
+            t[i] = s
+        for g in range(len(coupled)):
+            b = coupled[g]
+            for i in range(6):
+                s = 0.0
+                for j in range(6):
+                    s += blocks[b, i, j] * t[6 * g + j]
+                out[b, i] -= s
     return out
 
 
@@ -355,18 +426,18 @@ def G_dot(G: Array, u: Array) -> Array:
 
 
 @kernel
-def correction(G: Array, Minv: Array, A: Array, L: Array, error: Array) -> Array:
+def correction(G: Array, Minv: MassInverse, A: Array, L: Array, error: Array) -> Array:
     """Smallest mass-weighted ``du (nb, 6)`` with ``G du = -error``."""
-    nb = Minv.shape[0]
+    nb = Minv.blocks.shape[0]
     return -minv(Minv, G_T(G, multipliers(A, L, error), nb))
 
 
 @kernel
-def accelerations(G: Array, Minv: Array, f: Array, acc: Array
+def accelerations(G: Array, Minv: MassInverse, f: Array, acc: Array
                   ) -> tuple[Array, Array, bool]:
     """Accelerations ``(nb, 6)`` and multipliers of ``M u' = f + G^T lam``,
     ``G u' = acc``; False when the constraint system is singular."""
-    nb = Minv.shape[0]
+    nb = Minv.blocks.shape[0]
     a0 = minv(Minv, f)
     if G.shape[0] == 0:
         return a0, np.zeros(0), True
@@ -498,7 +569,7 @@ def move(x: Array, q: Array, du: Array) -> None:
 
 
 @kernel
-def project_velocities(G: Array, Minv: Array, A: Array, L: Array, v: Array, w: Array,
+def project_velocities(G: Array, Minv: MassInverse, A: Array, L: Array, v: Array, w: Array,
                        velocity: Array) -> None:
     """Velocities put on ``G u = velocity`` (mass-weighted least change), in place."""
     nb = len(v)

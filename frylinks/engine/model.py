@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ElementError, ModelError
 from ..forces import ForceContext, ForceType
 from ..kinematics import BodyStates, NodeSet, body_states_kernel, node_frames
 from ..linalg import ConstraintSolver
@@ -113,6 +113,7 @@ class ForceBlock:
     has_point_masses: bool = False
     states: slice = field(default_factory=lambda: slice(0, 0))  # its part of State.z
     added: Array | None = None    # (n, 6, 6) added mass on the first attachment's body
+    coupled: Array | None = None  # (6 n, 6 n) added mass between the elements' bodies
 
 
 @dataclass
@@ -136,6 +137,9 @@ class Model:
     row_link: Array = field(default_factory=lambda: np.zeros(0, dtype=int))
     settings: dict[str, Any] = field(default_factory=dict)
     added_mass: Array | None = None  # (nb, 6, 6) world-aligned, about the COGs
+    #: The added mass between bodies: the coupled bodies ``(ng,)`` and the ``(6 ng, 6 ng)``
+    #: matrix (their own blocks zero: those are in ``added_mass``), or None.
+    mass_coupling: tuple[Array, Array] | None = None
 
     @property
     def nb_bodies(self) -> int:
@@ -201,7 +205,11 @@ def assemble(system: System) -> Model:
     for type_name, members in fby_type.items():
         info = _registered(registry, "force", type_name)
         fds = [fdefs[i] for i in members]
-        fkind = info.cls([d.params for d in fds], specs)
+        try:
+            fkind = info.cls([d.params for d in fds], specs)
+        except ElementError as exc:
+            raise ModelError(exc.message, f"forces.{fds[exc.element].name}.{exc.path}"
+                             ) from None
         atts = [_node_set([d.nodes[k] for d in fds], index, ground)
                 for k in range(len(info.cls.attachments))]
         force_blocks.append(ForceBlock(
@@ -260,6 +268,7 @@ def _prepare_forces(model: Model) -> None:
                        else np.zeros(0), model.gravity, model.settings)
     nb = model.nb_bodies
     added = np.zeros((nb + 1, 6, 6))
+    between = np.zeros((6 * (nb + 1), 6 * (nb + 1)))
     start = 0
     z0: list[Array] = []
     mass = np.append(model.mass, 0.0)  # ground last
@@ -273,20 +282,45 @@ def _prepare_forces(model: Model) -> None:
             pm = fblk.kind.point_masses(frames, ctx)
             fblk.has_point_masses = pm is not None and bool(np.any(pm[0] > 0))
         fblk.added = fblk.kind.added_mass()
+        body = fblk.attachments[0].body
         if fblk.added is not None:
-            body = fblk.attachments[0].body
             if np.any(body == nb):
                 raise ModelError(f"force type '{fblk.kind.name}' adds mass to ground")
             np.add.at(added, body, fblk.added)
+        fblk.coupled = fblk.kind.coupled_added_mass()
+        if fblk.coupled is not None:
+            if np.any(body == nb):
+                raise ModelError(f"force type '{fblk.kind.name}' adds mass to ground")
+            n = len(body)
+            cols = (6 * body[:, None] + np.arange(6)).reshape(-1)
+            between[np.ix_(cols, cols)] += np.asarray(fblk.coupled, dtype=float).reshape(
+                6 * n, 6 * n)
         n = int(fblk.kind.nb_states)
         fblk.states = slice(start, start + n)
         start += n
         if n:
             z0.append(np.asarray(fblk.kind.initial_states(), dtype=float).reshape(n))
     ctx.masses = []
+    _couple(model, added, between[: 6 * nb, : 6 * nb])
     if np.any(added[:nb]):
         model.added_mass = added[:nb]
     s.z = np.concatenate(z0) if z0 else np.zeros(0)
+
+
+def _couple(model: Model, added: Array, between: Array) -> None:
+    """Split the added mass between bodies ``(6 nb, 6 nb)``: what lands on a body's own
+    block (two elements on one body) joins its ``added``; the rest, over the bodies it
+    couples, is :attr:`Model.mass_coupling`."""
+    nb = model.nb_bodies
+    blocks = between.reshape(nb, 6, nb, 6)
+    for i in range(nb):
+        added[i] += blocks[i, :, i, :]
+        blocks[i, :, i, :] = 0.0
+    coupled = np.flatnonzero(np.any(blocks != 0.0, axis=(1, 2, 3)))
+    if len(coupled):
+        cols = (6 * coupled[:, None] + np.arange(6)).reshape(-1)
+        model.mass_coupling = (coupled.astype(np.int64),
+                               np.ascontiguousarray(between[np.ix_(cols, cols)]))
 
 
 def body_states(model: Model, s: State) -> BodyStates:

@@ -161,9 +161,11 @@ def lu_solve(LU: Array, piv: Array, b: Array, y: Array, x: Array) -> None:
 @kernel
 def factor(Dtan: Array, dV: Array, lam: Array, bp: float, mass: Array, values: Array,
            vrows: Array, vcols: Array, colour: Array, prow: Array, pcol: Array, nr: int,
-           W: Room) -> bool:
+           W: Room, slot: Array, C: Array) -> bool:
     """The equilibrated Newton matrix, factored into ``W`` (``LU``, ``piv``, ``scale``,
-    ``rhs_scale``); False when singular (:meth:`frylinks.implicit.Newton.factor`)."""
+    ``rhs_scale``); False when singular (:meth:`frylinks.implicit.Newton.factor`).
+    ``slot`` and ``C``: the added mass between bodies (:mod:`.kernels`), whose pairs
+    the pattern ``prow, pcol`` holds."""
     nb = mass.shape[0]
     K = W.LU
     K[:] = 0.0
@@ -179,6 +181,8 @@ def factor(Dtan: Array, dV: Array, lam: Array, bp: float, mass: Array, values: A
                 value = tan / bp
                 if i == j:
                     value += mass[i, a, d]
+                elif slot[i] >= 0 and slot[j] >= 0:
+                    value += C[6 * slot[i] + a, 6 * slot[j] + d]
                 K[6 * i + a, 6 * j + d] = value
     ds = W.ds
     for i in range(6 * nb):
@@ -226,6 +230,8 @@ def factor(Dtan: Array, dV: Array, lam: Array, bp: float, mass: Array, values: A
     alive(colour)
     alive(prow)
     alive(pcol)
+    alive(slot)
+    alive(C)
     return ok
 
 
@@ -289,8 +295,9 @@ def g_times(values: Array, vrows: Array, vcols: Array, u: Array, out: Array) -> 
 
 @kernel
 def residual_r(mass: Array, udot: Array, f: Array, values: Array, lam: Array, vrows: Array,
-               vcols: Array, W: Room, r: Array) -> None:
-    """``r = M u' - f - G^T lam`` ``(nb, 6)``."""
+               vcols: Array, W: Room, r: Array, coupled: Array, C: Array) -> None:
+    """``r = M u' - f - G^T lam`` ``(nb, 6)``, ``M`` the blocks ``mass`` and the added
+    mass ``C`` between the bodies ``coupled`` (:mod:`.kernels`)."""
     nb = mass.shape[0]
     reaction = W.reaction
     g_transpose(values, vrows, vcols, lam, reaction)
@@ -300,6 +307,14 @@ def residual_r(mass: Array, udot: Array, f: Array, values: Array, lam: Array, vr
             for j in range(6):
                 s += mass[b, i, j] * udot[b, j]
             r[b, i] = (s - f[b, i]) - reaction[6 * b + i]
+    n = 6 * len(coupled)
+    for i in range(n):
+        s = 0.0
+        for k in range(n):
+            s += C[i, k] * udot[coupled[k // 6], k % 6]
+        r[coupled[i // 6], i % 6] += s
+    alive(coupled)
+    alive(C)
 
 
 @kernel

@@ -26,8 +26,13 @@ Coefficients are about the COG in world-aligned axes (linear theory: small motio
 taken to the environment's water density by
 :meth:`~frylinks_marine.hydrodb.HydroDatabase.at_density` (:func:`in_environment`), the
 one density rule of every type reading a dataset (``linear_hydrostatics`` too). A body
-of a multi-body dataset is named by ``hydrodynamics_body``. Each body radiates alone
-(no coupling between bodies).
+of a multi-body dataset is named by ``hydrodynamics_body``. The ``radiation`` forces
+read from one multi-body dataset interact (``interaction: true``, the default; WEC-Sim's
+b2b): the force on each body includes the added mass, damping and memory of the other
+bodies' motion, from the dataset's full ``6 N x 6 N`` coefficients. The cross terms of
+``A_inf`` couple the bodies' mass matrix
+(:meth:`~frylinks.forces.ForceType.coupled_added_mass`); the cross-body impulse responses
+are realised in one state space with the bodies' own.
 """
 
 from __future__ import annotations
@@ -41,14 +46,22 @@ from typing import Any
 
 import numpy as np
 
-from frylinks.errors import ModelError
+from frylinks.errors import ElementError, ModelError
 from frylinks.forces import ForceContext, ForceKernels, ForceType, Output
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param, as_path, shown
 
 from .body_forces import BODY
 from .dofs import symmetric_added_mass
-from .hydrodb import DatasetBodyError, HydroDatabase, frequency_grid_problems, read_hydrodynamics
+from .hydrodb import (
+    DOF_NAMES,
+    DatasetBodyError,
+    HydroDatabase,
+    MultiBodyDatabase,
+    frequency_grid_problems,
+    read_hydrodynamics,
+    read_hydrodynamics_bodies,
+)
 from .radiation import RadiationMemory, RadiationStateSpace, cached_state_space
 from .wave_kernels import excitation_force, wave_params
 
@@ -106,6 +119,18 @@ def load_database(value: Any, body: Any = None) -> HydroDatabase:
 @functools.lru_cache(maxsize=16)
 def _cached(path: str, mtime: int, body: str | None) -> HydroDatabase:
     return read_hydrodynamics(path, body=body)
+
+
+def load_bodies(value: Any) -> MultiBodyDatabase:
+    """Every body of the dataset at path ``value``, cross-body terms included, read once
+    per file version."""
+    path = _path(value)
+    return _cached_bodies(str(path), path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_bodies(path: str, mtime: int) -> MultiBodyDatabase:
+    return read_hydrodynamics_bodies(path)
 
 
 def water_density(ctx: ForceContext, db: HydroDatabase) -> float:
@@ -202,6 +227,10 @@ class Radiation(RadiationMemory, DatasetForce):
                              "radiation damping, to fit_tolerance, kept on disk) or "
                              "'dataset' (a BEMIO file's own, as WEC-Sim uses it)",
                              default="fit", choices=("fit", "dataset")),
+        "interaction": Param("any", "", "hydrodynamic interaction with the other bodies of "
+                             "the same dataset that have a radiation force: the added mass, "
+                             "damping and memory between bodies (WEC-Sim's b2b); true or "
+                             "false, alike on all of them", default=True),
     }
     outputs = {"radiation_memory_force": Output(
         "N", "convolution (memory) part of the radiation force on the DOFs", ("dof",), "N m")}
@@ -214,6 +243,9 @@ class Radiation(RadiationMemory, DatasetForce):
         symmetric_added_mass(db.added_mass_inf, _infinite(db), "hydrodynamics", stacklevel=3)
         for problem in frequency_grid_problems(db):
             warnings.warn(problem, UserWarning, stacklevel=3)
+        if not isinstance(params.get("interaction", True), bool):
+            raise ModelError(f"expected true or false, got {shown(params['interaction'])}",
+                             "interaction")
         if params.get("state_space") == "dataset" and db.state_space is None:
             raise ModelError(f"{db.label} holds no state-space realisation of the radiation "
                              "memory (BEMIO files may: radiation_damping/state_space); "
@@ -221,22 +253,60 @@ class Radiation(RadiationMemory, DatasetForce):
 
     def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
         super().__init__(instances, signal_specs)
-        self.realisations = [_realisation(db, p) for db, p in zip(self._dbs, instances,
-                                                                   strict=True)]
-        self._a_inf = [symmetric_added_mass(db.added_mass_inf, _infinite(db), "hydrodynamics",
-                                            warn=False) for db in self._dbs]
-        systems = self.realisations
         n = self.nb_forces
-        nz = sum(s.nb_states for s in systems)
-        # block-diagonal over elements: one matrix product per evaluation for all bodies
+        self._a_inf: list[Array] = [np.zeros((6, 6))] * n
+        self._coupled = np.zeros((6 * n, 6 * n))
+        self.units = []
+        grouped: set[int] = set()
+        for members in _interacting(self._dbs, instances):
+            self.units.append((members, self._group(members, instances)))
+            grouped.update(members)
+        for i, (db, p) in enumerate(zip(self._dbs, instances, strict=True)):
+            if i not in grouped:
+                self.units.append(([i], _realisation(db, p)))
+                self._a_inf[i] = symmetric_added_mass(db.added_mass_inf, _infinite(db),
+                                                      "hydrodynamics", warn=False)
+        nz = sum(ss.nb_states for _, ss in self.units)
+        # block diagonal over units: one matrix product per evaluation for all bodies
         self.A, self.B, self.C = np.zeros((nz, nz)), np.zeros((nz, 6 * n)), np.zeros((6 * n, nz))
         start = 0
-        for i, s in enumerate(systems):
-            z = slice(start, start + s.nb_states)
-            self.A[z, z], self.B[z, 6 * i: 6 * i + 6], self.C[6 * i: 6 * i + 6, z] = s.A, s.B, s.C
-            start += s.nb_states
+        for members, ss in self.units:
+            z = slice(start, start + ss.nb_states)
+            self.A[z, z] = ss.A
+            for k, i in enumerate(members):
+                self.B[z, 6 * i: 6 * i + 6] = ss.B[:, 6 * k: 6 * k + 6]
+                self.C[6 * i: 6 * i + 6, z] = ss.C[6 * k: 6 * k + 6]
+            start += ss.nb_states
         self.nb_states = int(self.A.shape[0])
         self._ratio = np.ones(n)
+
+    def _group(self, members: list[int], instances: Sequence[Mapping[str, Any]]
+               ) -> RadiationStateSpace:
+        """The state space of interacting elements over all their DOFs; their own and
+        cross-body added masses are kept (``_a_inf``, ``_coupled``)."""
+        first = instances[members[0]]
+        mdb = load_bodies(first["hydrodynamics"])
+        dofs = np.concatenate([6 * mdb.bodies.index(str(self._dbs[i].body)) + np.arange(6)
+                               for i in members])
+        bodies = [str(self._dbs[i].body) for i in members]
+        where = f"{mdb.source} bodies {', '.join(map(repr, bodies))}"
+        labels = [f"{b} {d}" for b in bodies for d in DOF_NAMES]
+        a_inf = symmetric_added_mass(mdb.added_mass_inf[np.ix_(dofs, dofs)],
+                                     f"{where}: the infinite-frequency added mass",
+                                     "hydrodynamics", stacklevel=4)
+        for k, i in enumerate(members):
+            self._a_inf[i] = a_inf[6 * k: 6 * k + 6, 6 * k: 6 * k + 6]
+            for m, j in enumerate(members):
+                if m != k:
+                    self._coupled[6 * i: 6 * i + 6, 6 * j: 6 * j + 6] = \
+                        a_inf[6 * k: 6 * k + 6, 6 * m: 6 * m + 6]
+        if first.get("state_space", "fit") == "dataset":
+            if mdb.state_space is None:
+                raise ModelError(f"{mdb.source} holds no state-space realisation",
+                                 "state_space")
+            return mdb.state_space.restricted(dofs)
+        return cached_state_space(mdb.omega, mdb.radiation_damping[:, dofs][:, :, dofs],
+                                  tol=float(first["fit_tolerance"]), where=where, labels=labels)
 
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
         # the realisations are of the dataset's kernel: the memory force scales as every
@@ -247,6 +317,11 @@ class Radiation(RadiationMemory, DatasetForce):
         return np.array([a * r for a, r in zip(self._a_inf, self._ratio,
                                                strict=True)]).reshape(-1, 6, 6)
 
+    def coupled_added_mass(self) -> Array | None:
+        if not np.any(self._coupled):
+            return None
+        return self._coupled * np.repeat(self._ratio, 6)[:, None]
+
     def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
                       ) -> dict[str, Array]:
         return {"radiation_memory_force": -self.memory_force(ctx)}
@@ -255,6 +330,45 @@ class Radiation(RadiationMemory, DatasetForce):
 def _infinite(db: HydroDatabase) -> str:
     return f"{db.label}: the infinite-frequency added mass" if db.label else \
         "the infinite-frequency added mass"
+
+
+def _interacting(dbs: Sequence[HydroDatabase], instances: Sequence[Mapping[str, Any]]
+                 ) -> list[list[int]]:
+    """The groups of elements (two or more) that interact: ``interaction`` on, bodies of
+    one multi-body dataset.
+
+    Raises
+    ------
+    ModelError
+        Two elements reading the same body of a dataset, or elements of one dataset
+        that differ in ``interaction``, ``state_space`` or ``fit_tolerance``.
+    """
+    by_file: dict[str, list[int]] = {}
+    for i, p in enumerate(instances):
+        by_file.setdefault(str(_path(p["hydrodynamics"])), []).append(i)
+    groups = []
+    for path, members in by_file.items():
+        if len(members) < 2 or load_bodies(path).nb_bodies < 2:
+            continue
+        for key in ("interaction", "state_space", "fit_tolerance"):
+            values = [instances[i].get(key) for i in members]
+            other = next((i for i, v in zip(members, values, strict=True) if v != values[0]),
+                         None)
+            if other is not None:
+                raise ElementError(
+                    f"the radiation forces of the bodies of {Path(path).name} differ in "
+                    f"{key} ({values[0]} and {instances[other].get(key)}): they are one "
+                    "system; give them the same value", key, other)
+        if not instances[members[0]].get("interaction", True):
+            continue
+        bodies = [str(dbs[i].body) for i in members]
+        for k, b in enumerate(bodies):
+            if b in bodies[:k]:
+                raise ElementError(f"two radiation forces read body {b!r} of "
+                                   f"{Path(path).name}: one per dataset body",
+                                   "hydrodynamics_body", members[k])
+        groups.append(members)
+    return groups
 
 
 def _realisation(db: HydroDatabase, params: Mapping[str, Any]) -> RadiationStateSpace:

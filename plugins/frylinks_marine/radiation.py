@@ -616,16 +616,20 @@ def _realise(h: Array, dt: float, tol: float,
 # --------------------------------------------------------------------------------------
 
 class RadiationMemory(ForceType):
-    """The compiled part of a force type whose elements each carry a radiation state
-    space (:class:`RadiationStateSpace`) on one body (attachment ``body``): the memory
-    force ``-ratio C z`` at the COG and the states' derivative ``z' = A z + B xi'``.
+    """The compiled part of a force type whose elements carry radiation state spaces
+    (:class:`RadiationStateSpace`), each element on one body (attachment ``body``): the
+    memory force ``-ratio C z`` at the COG and the states' derivative ``z' = A z + B
+    xi'``.
 
+    The systems are *units*: one element's alone, or one system over several
+    elements whose bodies interact (their cross-body kernels realised with the rest).
     A subclass sets, before :meth:`kernel_data` is asked for (after ``prepare``):
 
-    * ``A (nz, nz)``, ``B (nz, 6 n)``, ``C (6 n, nz)``: the elements' systems, block
-      diagonal in the order of the elements (element ``i`` reads ``xi'`` in columns
+    * ``A (nz, nz)``, ``B (nz, 6 n)``, ``C (6 n, nz)``: the units' systems, block
+      diagonal in the order of the units (element ``i`` reads ``xi'`` in columns
       ``6 i .. 6 i + 5`` of ``B`` and writes rows ``6 i .. 6 i + 5`` of ``C``);
-    * ``realisations``: each element's :class:`RadiationStateSpace` (its state count);
+    * ``units``: per unit, its elements and its :class:`RadiationStateSpace` (in the
+      order of ``A``'s blocks);
     * ``_ratio (n,)``: the factor on each element's memory force (water density ratio);
     * ``nb_states = nz``.
     """
@@ -633,15 +637,18 @@ class RadiationMemory(ForceType):
     A: Array
     B: Array
     C: Array
-    realisations: list[RadiationStateSpace]
+    units: list[tuple[list[int], RadiationStateSpace]]
     _ratio: Array
 
     def kernel_data(self) -> tuple[Any, ...]:
-        counts = [s.nb_states for s in self.realisations]
-        start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        counts = [ss.nb_states for _, ss in self.units]
+        zstart = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        sizes = [len(members) for members, _ in self.units]
+        mstart = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        members = np.array([e for m, _ in self.units for e in m], dtype=np.int64)
         A, B, C, ratio = (np.ascontiguousarray(m, dtype=np.float64)
                           for m in (self.A, self.B, self.C, self._ratio))
-        return (A, B, C, ratio, start)
+        return (A, B, C, ratio, zstart, mstart, members)
 
     def memory_force(self, ctx: ForceContext) -> Array:
         """The convolution ``int K(t - s) u(s) ds`` per element, ``(n, 6)``."""
@@ -652,14 +659,17 @@ class RadiationMemory(ForceType):
 
 @kernel
 def radiation_memory(data: tuple[Any, ...], states: Array, out: Array) -> None:
-    """The memory force's convolution ``ratio C z`` of each element into ``out (n, 6)``."""
-    C, ratio, start = data[2], data[3], data[4]
-    for i in range(len(ratio)):
-        for k in range(6):
-            acc = 0.0
-            for j in range(start[i], start[i + 1]):
-                acc += C[6 * i + k, j] * states[j]
-            out[i, k] = acc * ratio[i]
+    """The memory force's convolution ``ratio C z`` of each element into ``out (n, 6)``
+    (from its unit's states)."""
+    C, ratio, zstart, mstart, members = data[2], data[3], data[4], data[5], data[6]
+    for u in range(len(zstart) - 1):
+        for m in range(mstart[u], mstart[u + 1]):
+            i = members[m]
+            for k in range(6):
+                acc = 0.0
+                for j in range(zstart[u], zstart[u + 1]):
+                    acc += C[6 * i + k, j] * states[j]
+                out[i, k] = acc * ratio[i]
 
 
 @kernel
@@ -681,21 +691,21 @@ def radiation_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
 @kernel
 def radiation_state_derivative(data: tuple[Any, ...], frames: tuple[NodeFrames, ...],
                                t: float, signals: Array, states: Array, out: Array) -> None:
-    """``z' = A z + B xi'``, each element's block with its body's velocity."""
-    A, B, ratio, start = data[0], data[1], data[3], data[4]
+    """``z' = A z + B xi'``, each unit's block fed by its elements' body velocities."""
+    A, B, zstart, mstart, members = data[0], data[1], data[4], data[5], data[6]
     f = frames[0]
-    u = np.empty(6)
-    for i in range(len(ratio)):
-        for k in range(3):
-            u[k] = f.v[i, k]
-            u[3 + k] = f.w[i, k]
-        for r in range(start[i], start[i + 1]):
+    for u in range(len(zstart) - 1):
+        for r in range(zstart[u], zstart[u + 1]):
             acc = 0.0
-            for j in range(start[i], start[i + 1]):
+            for j in range(zstart[u], zstart[u + 1]):
                 acc += A[r, j] * states[j]
             feed = 0.0
-            for k in range(6):
-                feed += B[r, 6 * i + k] * u[k]
+            for m in range(mstart[u], mstart[u + 1]):
+                i = members[m]
+                for k in range(3):
+                    feed += B[r, 6 * i + k] * f.v[i, k]
+                for k in range(3):
+                    feed += B[r, 6 * i + 3 + k] * f.w[i, k]
             out[r] = acc + feed
 
 
