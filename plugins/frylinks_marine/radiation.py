@@ -648,7 +648,14 @@ class RadiationMemory(ForceType):
         members = np.array([e for m, _ in self.units for e in m], dtype=np.int64)
         A, B, C, ratio = (np.ascontiguousarray(m, dtype=np.float64)
                           for m in (self.A, self.B, self.C, self._ratio))
-        return (A, B, C, ratio, zstart, mstart, members)
+        # each row's nonzero columns of A, a range: A is block diagonal (one block per
+        # kernel entry), and a unit of interacting bodies has hundreds of states
+        nz = A.shape[0]
+        lo, hi = np.zeros(nz, dtype=np.int64), np.zeros(nz, dtype=np.int64)
+        for r in range(nz):
+            cols = np.flatnonzero(A[r])
+            lo[r], hi[r] = (cols[0], cols[-1] + 1) if cols.size else (r, r)
+        return (A, B, C, ratio, zstart, mstart, members, lo, hi)
 
     def memory_force(self, ctx: ForceContext) -> Array:
         """The convolution ``int K(t - s) u(s) ds`` per element, ``(n, 6)``."""
@@ -693,11 +700,12 @@ def radiation_state_derivative(data: tuple[Any, ...], frames: tuple[NodeFrames, 
                                t: float, signals: Array, states: Array, out: Array) -> None:
     """``z' = A z + B xi'``, each unit's block fed by its elements' body velocities."""
     A, B, zstart, mstart, members = data[0], data[1], data[4], data[5], data[6]
+    lo, hi = data[7], data[8]
     f = frames[0]
     for u in range(len(zstart) - 1):
         for r in range(zstart[u], zstart[u + 1]):
             acc = 0.0
-            for j in range(zstart[u], zstart[u + 1]):
+            for j in range(lo[r], hi[r]):  # (A's other entries of the row are zero)
                 acc += A[r, j] * states[j]
             feed = 0.0
             for m in range(mstart[u], mstart[u + 1]):
