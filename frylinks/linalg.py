@@ -202,10 +202,13 @@ class ConstraintSolver:
         return -self.minv(self.G_T(self.solve_multipliers(error)))
 
 
+#: The coupled bodies and ``W`` of a mass without coupling (see :func:`_blocks_only`).
+_UNCOUPLED = (np.zeros(0, dtype=np.int64), np.zeros((0, 0)))
+
+
 def _blocks_only(Minv: Array) -> Any:
     """The compiled kernels' :class:`~frylinks.engine.kernels.MassInverse` of a block
     diagonal mass (no coupling)."""
     from .engine.kernels import MassInverse
 
-    return MassInverse(np.ascontiguousarray(Minv, dtype=float), np.zeros(0, dtype=np.int64),
-                       np.zeros((0, 0)))
+    return MassInverse(np.ascontiguousarray(Minv, dtype=float), *_UNCOUPLED)

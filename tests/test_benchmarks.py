@@ -3,22 +3,15 @@ horizons; the peers need the ``bench`` extra and run in ``python benchmarks/suit
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
-SUITE = Path(__file__).resolve().parents[1] / "benchmarks" / "suite.py"
+from tests.bench import benchmark
 
 
 def test_suite_runs_and_reports_every_model(capsys: pytest.CaptureFixture[str]) -> None:
-    spec = importlib.util.spec_from_file_location("frylinks_bench_suite", SUITE)
-    assert spec is not None and spec.loader is not None
-    suite = importlib.util.module_from_spec(spec)
-    sys.modules["frylinks_bench_suite"] = suite
-    spec.loader.exec_module(suite)
+    suite = benchmark("suite")
     assert suite.main(["--quick", "--no-peers", "--chains", "1", "10", "--cost-n", "10", "20",
                        "--buoy-seconds", "0.2"]) == 0
     out = capsys.readouterr().out

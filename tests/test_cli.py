@@ -120,21 +120,6 @@ solver: {t_end: 0.1, dt: 0.01}
 """
 
 
-@pytest.mark.parametrize("command", ["check", "run"])
-def test_a_model_that_cannot_be_assembled_is_a_case_error(command: str, tmp_path: Path
-                                                          ) -> None:
-    """Found only at assembly, yet reported like any case-file mistake: file, key, line."""
-    case = tmp_path / "contradiction.yaml"
-    case.write_text(CONTRADICTION)
-    proc = frylinks_cmd(command, case.name, cwd=tmp_path)
-    assert proc.returncode == 2
-    assert "Traceback" not in proc.stderr
-    assert proc.stderr.startswith("frylinks: error: case 'contradiction.yaml', links.one: the "
-                                  "initial positions cannot be assembled")
-    assert proc.stderr.rstrip().endswith("(line 9)")
-    assert not case.with_suffix(".nc").exists()  # nothing written for a model that fails
-
-
 LATCH_ON_GA = """\
 frylinks: 1
 bodies:
@@ -147,16 +132,22 @@ solver: {t_end: 0.1, dt: 0.01, integrator: generalized_alpha}
 
 
 @pytest.mark.parametrize("command", ["check", "run"])
-def test_a_latch_on_an_integrator_that_cannot_run_it(command: str, tmp_path: Path) -> None:
-    case = tmp_path / "latch.yaml"
-    case.write_text(LATCH_ON_GA)
+@pytest.mark.parametrize(("text", "message", "line"), [
+    (CONTRADICTION, "links.one: the initial positions cannot be assembled", 9),
+    (LATCH_ON_GA, "solver.integrator: link type 'latch' switches", 7),
+], ids=["contradiction", "latch-on-generalized-alpha"])
+def test_a_model_that_cannot_be_assembled_is_a_case_error(
+        command: str, text: str, message: str, line: int, tmp_path: Path) -> None:
+    """Found only at assembly, yet reported like any case-file mistake: file, key, line;
+    nothing written."""
+    case = tmp_path / "model.yaml"
+    case.write_text(text)
     proc = frylinks_cmd(command, case.name, cwd=tmp_path)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
-    assert proc.stderr.startswith("frylinks: error: case 'latch.yaml', solver.integrator: "
-                                  "link type 'latch' switches")
-    assert proc.stderr.rstrip().endswith("(line 7)")
-    assert not case.with_suffix(".nc").exists()
+    assert proc.stderr.startswith(f"frylinks: error: case 'model.yaml', {message}")
+    assert proc.stderr.rstrip().endswith(f"(line {line})")
+    assert not case.with_suffix(".nc").exists()  # nothing written for a model that fails
 
 
 TURNED_SLAVE = """\

@@ -134,6 +134,31 @@ def _dragged(registry: Registry) -> System:
     return s
 
 
+class CountingDrag(NumpyDrag):
+    """:class:`NumpyDrag` that keeps the times it accepted (a Python ``accept``)."""
+
+    name = "counting_drag"
+    accepted: list[float] = []
+
+    def accept(self, frames, ctx):  # type: ignore[no-untyped-def]
+        self.accepted.append(ctx.t)
+
+
+@pytest.mark.parametrize("integrator", ["rk4", "generalized_alpha"])
+def test_a_plain_numpy_type_accepts_each_step(integrator: str) -> None:
+    """A plain-numpy type's own ``accept`` is called, like a kernel's, at the start and
+    once per step at the accepted state, on the Python path."""
+    registry = _registry_with([("force", CountingDrag)], Registry())
+    s = System(registry=registry)
+    s.add_body("ball", mass=2.0, inertia=[1.0, 1.0, 1.0], velocity=[1.0, 0.0, 0.0])
+    s.add_force("drag", "counting_drag", body="ball", coefficient=0.8)
+    CountingDrag.accepted = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PythonPathWarning)
+        s.run(t_end=0.1, dt=0.01, integrator=integrator)
+    np.testing.assert_allclose(CountingDrag.accepted, np.arange(11) * 0.01, atol=1e-12)
+
+
 def test_a_plain_numpy_type_runs_on_the_python_path_and_says_so() -> None:
     """A type without kernels still runs, correctly (exact exponential decay), on the
     Python path, and the run says once which type keeps it there."""

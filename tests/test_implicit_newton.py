@@ -10,31 +10,18 @@ changes by several per cent a step, run on one tangent.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from frylinks.engine import assemble, project
 from frylinks.implicit import Newton, Stepper, residual
-
-CHAIN = Path(__file__).resolve().parents[1] / "benchmarks" / "chain.py"
-
-
-def _chain_module() -> Any:
-    spec = importlib.util.spec_from_file_location("frylinks_bench_chain", CHAIN)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["frylinks_bench_chain"] = module
-    spec.loader.exec_module(module)
-    return module
+from tests.bench import benchmark
 
 
 def _moving_chain(n: int, steps: int) -> tuple[Any, Stepper, Any, Any]:
     """The N-rod chain released horizontal, ``steps`` implicit steps of 1 ms on."""
-    model = assemble(_chain_module().build_chain(n))
+    model = assemble(benchmark("chain").build_chain(n))
     stepper = Stepper(model, 0.9)
     s = model.initial.copy()
     project(model, s, initial=True)

@@ -16,6 +16,7 @@ from frylinks.engine import sampling as sampling_module
 from frylinks.engine.compose import compiled_step
 from frylinks.implicit import generalized_alpha
 from frylinks.integrators import rk4
+from tests.bench import benchmark
 from tests.test_resume import rotors
 
 
@@ -69,15 +70,7 @@ def test_a_divergence_inside_a_call_keeps_the_samples_before_it(
 
 def slider() -> frylinks.System:
     """The benchmark suite's spring-damper (the same kind of model: no new compile)."""
-    s = frylinks.System(gravity=[0.0, 0.0, -9.81], name="slider")
-    along_x = {"axis": [0.0, 1.0, 0.0], "angle_deg": 90.0}
-    s.ground.add_node("rail", orientation=along_x)
-    body = s.add_body("slider", mass=1.0, inertia=[0.1] * 3)
-    body.add_node("pto", orientation=along_x)
-    s.add_link("pto", "prismatic", master="ground.rail", slave="slider.pto",
-               spring_damper={"stiffness": 100.0, "damping": 2.0})
-    s.add_force("push", "world_force", node="slider", force=[10.0, 0.0, 0.0])
-    return s
+    return benchmark("suite").spring_damper()
 
 
 @pytest.mark.parametrize("make", [slider, rotors])  # without, with a type's memory

@@ -25,9 +25,9 @@ import numpy as np
 import scipy.linalg
 
 from ..errors import ModelError, SimulationError
-from ..forces import ForceContext
+from ..forces import ForceContext, ForceType
 from ..kinematics import BodyStates, NodeFrames, Relative, node_frames, relative
-from ..links import DOFS, LinkContext
+from ..links import DOFS, LinkContext, LinkType
 from ..rotations import cross, quat_multiply, skew
 from . import kernels as K
 from . import newton as N
@@ -130,11 +130,14 @@ def model_coupling(model: Model) -> tuple[Array, Array] | None:
     velocities."""
     if model.mass_coupling is None:
         return None
-    coupled, C = model.mass_coupling
-    cols = (6 * coupled[:, None] + np.arange(6)).reshape(-1)
-    U = np.zeros((len(cols), 6 * model.nb_bodies))
-    U[np.arange(len(cols)), cols] = 1.0
-    return U, C
+    coupling = getattr(model, "_coupling", None)  # built once per model
+    if coupling is None:
+        coupled, C = model.mass_coupling
+        cols = (6 * coupled[:, None] + np.arange(6)).reshape(-1)
+        U = np.zeros((len(cols), 6 * model.nb_bodies))
+        U[np.arange(len(cols)), cols] = 1.0
+        coupling = model._coupling = (U, C)  # type: ignore[attr-defined]
+    return coupling
 
 
 def joined(*couplings: tuple[Array, Array] | None) -> tuple[Array, Array] | None:
@@ -439,10 +442,8 @@ def accept(model: Model, s: State) -> None:
     """Tell the link and force types that accept states (:meth:`LinkType.accept`,
     :meth:`ForceType.accept`) the accepted state ``s``: the start of a run or the end
     of a step."""
-    blocks = [blk for blk in model.force_blocks
-              if blk.kind.kernels is not None and blk.kind.kernels.accept is not None]
-    links = [blk for blk in model.link_blocks
-             if blk.kind.kernels is not None and blk.kind.kernels.accept is not None]
+    blocks = [blk for blk in model.force_blocks if _accepts(blk.kind, ForceType)]
+    links = [blk for blk in model.link_blocks if _accepts(blk.kind, LinkType)]
     if not blocks and not links:
         return
     b = body_states(model, s)
@@ -454,6 +455,13 @@ def accept(model: Model, s: State) -> None:
     for blk in blocks:
         fctx.states = s.z[blk.states]
         blk.kind.accept([node_frames(b, att) for att in blk.attachments], fctx)
+
+
+def _accepts(kind: Any, base: type) -> bool:
+    """Whether a type accepts states: its ``accept`` kernel, or (a plain-numpy type on
+    the Python path) its own ``accept`` method."""
+    return (type(kind).accept is not base.accept  # type: ignore[attr-defined]
+            or (kind.kernels is not None and kind.kernels.accept is not None))
 
 
 def update_angle_refs(model: Model, s: State) -> None:

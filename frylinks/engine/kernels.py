@@ -116,24 +116,25 @@ def mass_inverse(core: tuple[Any, ...], b: BodyStates, nb: int) -> MassInverse:
                     Minv[i, 3 + k, 3 + m] = block[k, m]
     coupled, C = core[12], core[14]
     n = 6 * len(coupled)
+    if n == 0:
+        return MassInverse(Minv, coupled, C)  # (C empty: nothing allocated)
     W = np.zeros((n, n))
-    if n:
-        # I + S C, S = U M_b^-1 U^T block diagonal
-        T = np.eye(n)
-        for g in range(len(coupled)):
-            for i in range(6):
-                for j in range(n):
-                    s = 0.0
-                    for k in range(6):
-                        s += Minv[coupled[g], i, k] * C[6 * g + k, j]
-                    T[6 * g + i, j] += s
-        Ti = inverse(T)
-        for i in range(n):
+    # I + S C, S = U M_b^-1 U^T block diagonal
+    T = np.eye(n)
+    for g in range(len(coupled)):
+        for i in range(6):
             for j in range(n):
                 s = 0.0
-                for k in range(n):
-                    s += C[i, k] * Ti[k, j]
-                W[i, j] = s
+                for k in range(6):
+                    s += Minv[coupled[g], i, k] * C[6 * g + k, j]
+                T[6 * g + i, j] += s
+    Ti = inverse(T)
+    for i in range(n):
+        for j in range(n):
+            s = 0.0
+            for k in range(n):
+                s += C[i, k] * Ti[k, j]
+            W[i, j] = s
     return MassInverse(Minv, coupled, W)
 
 

@@ -179,7 +179,10 @@ def assemble(system: System) -> Model:
     for type_name, members in by_type.items():
         info = _registered(registry, "link", type_name)
         ds = [defs[i] for i in members]
-        kind = info.cls([d.params for d in ds], specs)
+        try:
+            kind = info.cls([d.params for d in ds], specs)
+        except ElementError as exc:
+            raise _named(exc, "links", ds) from None
         master = _node_set([d.master for d in ds], index, ground)
         slave = _node_set([d.slave for d in ds], index, ground)
         n, nc = len(ds), kind.nb_constraints
@@ -208,8 +211,7 @@ def assemble(system: System) -> Model:
         try:
             fkind = info.cls([d.params for d in fds], specs)
         except ElementError as exc:
-            raise ModelError(exc.message, f"forces.{fds[exc.element].name}.{exc.path}"
-                             ) from None
+            raise _named(exc, "forces", fds) from None
         atts = [_node_set([d.nodes[k] for d in fds], index, ground)
                 for k in range(len(info.cls.attachments))]
         force_blocks.append(ForceBlock(
@@ -305,6 +307,11 @@ def _prepare_forces(model: Model) -> None:
     if np.any(added[:nb]):
         model.added_mass = added[:nb]
     s.z = np.concatenate(z0) if z0 else np.zeros(0)
+
+
+def _named(exc: ElementError, section: str, defs: Sequence[Any]) -> ModelError:
+    """A type's error about one of its elements, keyed by the element's name."""
+    return ModelError(exc.message, f"{section}.{defs[exc.element].name}.{exc.path}")
 
 
 def _couple(model: Model, added: Array, between: Array) -> None:

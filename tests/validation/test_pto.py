@@ -30,6 +30,21 @@ def first(ds: frylinks.Any, name: str) -> np.ndarray:
     return ds[name].values[:, 0]
 
 
+def run_both_paths(make: frylinks.Any, run: dict[str, frylinks.Any], output: str
+                   ) -> frylinks.Any:
+    """The compiled run of ``make()``, checked equal to the Python path's (to 1e-12) in
+    the bodies' motion and ``output``."""
+    from frylinks.engine.compose import python_path
+
+    ds = make().run(**run)
+    with python_path():
+        reference = make().run(**run)
+    for name in ("body_position", "body_velocity", output):
+        np.testing.assert_allclose(ds[name].values, reference[name].values, rtol=0,
+                                   atol=1e-12, err_msg=name)
+    return ds
+
+
 def _absorber(pto: str, period: float, t_end: float, dt: float, **law: float
               ) -> tuple[frylinks.Any, complex, float, float, complex]:
     """The sphere heaving on a prismatic link with a PTO of type ``pto`` in regular waves
@@ -218,14 +233,7 @@ def test_declutching_frees_the_pto_for_its_time_after_each_reversal() -> None:
     for ``declutch_time`` (to the step), its damping ``B v`` otherwise; while free, the
     oscillator keeps its energy (undamped, to rk4's accuracy), and the compiled run
     equals the Python path."""
-    from frylinks.engine.compose import python_path
-
-    ds = declutched().run(**DECLUTCH_RUN)
-    with python_path():
-        reference = declutched().run(**DECLUTCH_RUN)
-    for name in ("body_position", "body_velocity", "pto_declutch_force"):
-        np.testing.assert_allclose(ds[name].values, reference[name].values, rtol=0,
-                                   atol=1e-12)
+    ds = run_both_paths(declutched, DECLUTCH_RUN, "pto_declutch_force")
     t = ds.time.values
     f = ds.pto_declutch_force.values[:, 0]
     v = ds.pto_declutch_velocity.values[:, 0]
@@ -279,14 +287,7 @@ def test_latching_holds_the_motion_and_shifts_its_phase_by_the_latch_time() -> N
     amplitude, and its velocity is exactly zero while held (from the step after the
     reversal, where the latch closed, for T_l). The compiled run equals the Python
     path."""
-    from frylinks.engine.compose import python_path
-
-    ds = latched().run(**LATCH_RUN)
-    with python_path():
-        reference = latched().run(**LATCH_RUN)
-    for name in ("body_position", "body_velocity", "link_reaction_force"):
-        np.testing.assert_allclose(ds[name].values, reference[name].values, rtol=0,
-                                   atol=1e-12)
+    ds = run_both_paths(latched, LATCH_RUN, "link_reaction_force")
     t = ds.time.values
     x = ds.body_position.values[:, 0, 2]
     v = ds.body_velocity.values[:, 0, 2]
