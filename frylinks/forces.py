@@ -164,6 +164,9 @@ class ForceType:
     outputs: ClassVar[dict[str, Output]] = {}
     description: ClassVar[str] = ""
     memory: ClassVar[tuple[str, ...]] = ()
+    #: Extra output dimensions of the type's own (besides ``xyz``, ``quat``, ``dof``),
+    #: each prefixed with the type name (``moordyn_line``); :meth:`coordinates` labels them.
+    dimensions: ClassVar[tuple[str, ...]] = ()
     #: The compiled functions (:class:`ForceKernels`), or None for a type written in
     #: plain numpy: such a type overrides :meth:`evaluate` (and the other methods it
     #: needs), and a model that uses it runs on the engine's Python path.
@@ -194,6 +197,13 @@ class ForceType:
         attribute, such as an unwrapping reference) must be the instance's own arrays,
         so that checkpoints see them; they are restored in place."""
         return ()
+
+    def coordinates(self) -> dict[str, list[Any]]:
+        """Labels of each of :attr:`dimensions` for this block (asked for after
+        :meth:`prepare`): ``{"moordyn_line": ["1", "2", "3"]}``. An output over such a
+        dimension is padded with NaN where an element has fewer entries. Empty by
+        default."""
+        return {}
 
     def compiled(self) -> str | None:
         """None when this block runs compiled, else why it cannot (named by the run)."""
@@ -274,6 +284,65 @@ class ForceType:
             force and torque on element ``i``'s body per acceleration of element ``j``'s,
             world-aligned axes about the COGs [kg, kg m, kg m2]; the diagonal blocks zero
             (they are :meth:`added_mass`'s). Symmetric.
+        """
+        return None
+
+    def linearisable(self) -> str | None:
+        """None when the elements have a linearisation about a state (a linear analysis,
+        :mod:`frylinks.analysis`, differentiates their evaluation), else why not.
+
+        By default a type that switches at accepted states (an ``accept`` kernel or
+        method: latching, declutching) has none; a type whose elements do not switch
+        (a declutching time of 0) says so by overriding this.
+        """
+        if type(self).accept is not ForceType.accept or (
+                self.kernels is not None and self.kernels.accept is not None):
+            return ("it switches its behaviour at accepted states (latching, declutching: "
+                    "its accept hook)")
+        return None
+
+    def frequency_coefficients(self, omega: float) -> tuple[Array, Array] | None:
+        """Frequency-domain coefficients that stand for the type in a linear analysis
+        (:mod:`frylinks.analysis`), or None (the default: the type is linearised from
+        its own evaluation).
+
+        A type with states (a radiation memory) must give them: the analysis holds its
+        states at zero and adds, at each frequency, the added mass and damping these
+        states realise in the time domain. They replace the type's :meth:`added_mass`
+        and :meth:`coupled_added_mass` in the mass matrix.
+
+        Parameters
+        ----------
+        omega
+            Angular frequency [rad s-1].
+
+        Returns
+        -------
+        added_mass, damping : (6 n, 6 n) ndarray
+            Block ``(i, j)`` the force and torque on element ``i``'s first attachment
+            body (about its COG, world-aligned axes) per acceleration (velocity) of
+            element ``j``'s [kg, kg m, kg m2; kg s-1, ...]: ``A(omega)`` and ``B(omega)``.
+        """
+        return None
+
+    def wave_excitation(self, omega: Array, heading: float) -> Array | None:
+        """The force of unit regular waves for a linear analysis, or None (the default:
+        the type takes no part in the waves' excitation).
+
+        Parameters
+        ----------
+        omega
+            ``(nw,)`` angular frequencies [rad s-1].
+        heading
+            Direction the waves travel towards [rad] (0: towards +x).
+
+        Returns
+        -------
+        (n, nw, 6) complex ndarray
+            Per element, force and torque on its first attachment body (about its COG,
+            world axes) per metre of wave amplitude, as phasors ``F`` of
+            ``Re(F exp(-1j omega t))`` against the elevation ``Re(exp(-1j omega t))`` at
+            the world origin [N m-1, N m m-1].
         """
         return None
 

@@ -238,6 +238,15 @@ class LinkType:
         if self.kernels is not None and self.kernels.accept is not None:
             self.kernels.accept(self._data(), rel, ctx.t, ctx.signals[0], ctx.angle_ref)
 
+    def linearisable(self) -> str | None:
+        """None when the links have a linearisation about a state (a linear analysis,
+        :mod:`frylinks.analysis`), else why not: by default a type that switches at
+        accepted states (an ``accept`` kernel or method, a latch) has none."""
+        if type(self).accept is not LinkType.accept or (
+                self.kernels is not None and self.kernels.accept is not None):
+            return "it switches its behaviour at accepted states (latching: its accept hook)"
+        return None
+
     def unwrap_angle(self, rel: Relative, ctx: LinkContext) -> Array | None:
         """The unwrapped angle ``(n,)`` of a single free rotation, or None."""
         if self.kernels is None:

@@ -119,6 +119,14 @@ class PTOType(ForceType):
         self.nb_states = 2 * n  # absorbed energy, and its value at mean_power_from
         self.user = UserFunctions([p["function"] for p in instances], self.name)
 
+    def linearisable(self) -> str | None:
+        # the accept kernel switches only a declutching PTO; the states are the absorbed
+        # energy, which the force does not read
+        if np.any(self.law[:, 5] > 0):
+            return ("a declutching PTO (declutch_time > 0) switches its force at each "
+                    "velocity reversal")
+        return None
+
     def kernel_data(self) -> tuple[Any, ...]:
         """``(axis, law, mean_from, rotary, angle_ref, clutch)``: unit axes ``(n, 3)``,
         the law's coefficients ``(n, 6)`` (``K, x0, B, F, v_s, T_d``), the mean-power

@@ -64,6 +64,7 @@ from .hydrodb import (
 )
 from .radiation import RadiationMemory, RadiationStateSpace, cached_state_space
 from .wave_kernels import excitation_force, wave_params
+from .waves import wavenumber
 
 Array = np.ndarray
 
@@ -174,10 +175,20 @@ class WaveExcitation(DatasetForce):
         self.amplitude = np.zeros((self.nb_forces, 0, 6), dtype=complex)
         self.omega = np.zeros(0)
         self._waves: Any = None
+        # for wave_excitation (a linear analysis): density, dispersion, the bodies' places
+        self._rho: list[float] = [float(db.rho) for db in self._dbs]
+        self._depth, self._g = math.inf, 9.81
+        self._offset = np.zeros((self.nb_forces, 2))
 
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
         self.__dict__.pop("_kernel_data", None)  # (built again from what is set here)
         env = ctx.settings.get("environment")
+        self._rho = [water_density(ctx, db) for db in self._dbs]
+        self._g = float(np.linalg.norm(ctx.gravity)) or 9.81
+        self._depth = math.inf if env is None else float(env.depth)
+        for i, db in enumerate(self._dbs):
+            centre = np.zeros(2) if db.center_of_mass is None else db.center_of_mass[:2]
+            self._offset[i] = frames[0].p[i, :2] - centre
         if env is None:
             return
         waves = self._waves = env.waves
@@ -200,6 +211,19 @@ class WaveExcitation(DatasetForce):
             offset = frames[0].p[i, :2] - centre
             shift = np.exp(1j * k * (direction @ offset))
             self.amplitude[i] = (base * shift)[:, None] * X
+
+    def wave_excitation(self, omega: Array, heading: float) -> Array | None:
+        """Per element, the dataset's excitation per unit amplitude of a regular wave
+        (``(n, nw, 6)``), at the environment's density, shifted to the body's place as
+        in the time domain (:meth:`prepare`)."""
+        w = np.asarray(omega, dtype=float).reshape(-1)
+        k = wavenumber(w, self._depth, self._g)
+        direction = np.array([math.cos(heading), math.sin(heading)])
+        out = np.zeros((self.nb_forces, w.size, 6), dtype=complex)
+        for i, db in enumerate(self._dbs):
+            shift = np.exp(1j * k * float(direction @ self._offset[i]))
+            out[i] = db.at_density(self._rho[i]).excitation_at(w, heading) * shift[:, None]
+        return out
 
     def kernel_data(self) -> tuple[Any, ...]:
         # (n, 6, nc): the sum over components runs along contiguous memory
@@ -279,6 +303,41 @@ class Radiation(RadiationMemory, DatasetForce):
             start += ss.nb_states
         self.nb_states = int(self.A.shape[0])
         self._ratio = np.ones(n)
+        #: per unit: its elements, the data's frequencies, A(w) and B(w) over their DOFs
+        self._frequency = [self._coefficients(members, instances) for members, _ in self.units]
+
+    def _coefficients(self, members: list[int], instances: Sequence[Mapping[str, Any]]
+                      ) -> tuple[list[int], Array, Array, Array]:
+        if len(members) == 1:
+            db = self._dbs[members[0]]
+            return members, db.omega, db.added_mass, db.radiation_damping
+        mdb = load_bodies(instances[members[0]]["hydrodynamics"])
+        dofs = np.concatenate([6 * mdb.bodies.index(str(self._dbs[i].body)) + np.arange(6)
+                               for i in members])
+        return (members, mdb.omega, mdb.added_mass[:, dofs][:, :, dofs],
+                mdb.radiation_damping[:, dofs][:, :, dofs])
+
+    def frequency_coefficients(self, omega: float) -> tuple[Array, Array] | None:
+        """``A(omega)`` and ``B(omega)`` of the data (interacting bodies' cross terms
+        included), linear in frequency between the data's frequencies and held at the
+        nearest one outside them (said in a warning), at the environment's density."""
+        n = self.nb_forces
+        added, damping = np.zeros((6 * n, 6 * n)), np.zeros((6 * n, 6 * n))
+        for members, w, a, b in self._frequency:
+            if not w[0] <= omega <= w[-1]:
+                warnings.warn(
+                    f"radiation: {omega:.4g} rad/s lies outside the hydrodynamic data "
+                    f"({w[0]:.4g} to {w[-1]:.4g} rad/s): A(w) and B(w) are held at the "
+                    "nearest frequency of the data", UserWarning, stacklevel=2)
+            k = int(np.clip(np.searchsorted(w, omega), 1, w.size - 1)) if w.size > 1 else 0
+            s = 0.0 if w.size == 1 else float(np.clip((omega - w[k - 1]) / (w[k] - w[k - 1]),
+                                                      0.0, 1.0))
+            lo = max(k - 1, 0)
+            cols = np.concatenate([6 * i + np.arange(6) for i in members])
+            added[np.ix_(cols, cols)] = (1.0 - s) * a[lo] + s * a[k]
+            damping[np.ix_(cols, cols)] = (1.0 - s) * b[lo] + s * b[k]
+        ratio = np.repeat(self._ratio, 6)[:, None]
+        return added * ratio, damping * ratio
 
     def _group(self, members: list[int], instances: Sequence[Mapping[str, Any]]
                ) -> RadiationStateSpace:
