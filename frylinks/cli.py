@@ -1,5 +1,5 @@
 """The ``frylinks`` command (DESIGN §5): ``run``, ``sweep``, ``check``, ``plugins``,
-``schema``, ``info`` and ``plot``.
+``schema``, ``info``, ``plot``, and the linear analyses ``modes`` and ``rao``.
 
 Exit codes: 0 success; 1 a run that did not complete (diverged, interrupted); 2 a
 mistake in the input (case file, plugin, command line), reported on one line as
@@ -204,6 +204,39 @@ def _parser() -> argparse.ArgumentParser:
     info.add_argument("results", metavar="OUT.nc", help="netCDF results file")
     info.set_defaults(func=_info)
 
+    modes = sub.add_parser(
+        "modes", help="natural periods, damping and mode shapes of a case",
+        description="Linearise a case about its static equilibrium, in its links' "
+                    "independent coordinates, and print its natural periods, damping ratios "
+                    "and what moves in each mode (added mass A(w) iterated to each mode's "
+                    "frequency); write them to netCDF.")
+    modes.add_argument("case", metavar="CASE", help="YAML case file")
+    modes.add_argument("-o", "--output", metavar="OUT.nc",
+                       help="results file (default: the case file's name with _modes.nc)")
+    modes.add_argument("--initial", action="store_true",
+                       help="linearise about the initial state, not the static equilibrium")
+    modes.set_defaults(func=_modes)
+
+    rao = sub.add_parser(
+        "rao", help="frequency-domain response of a case to unit regular waves",
+        description="Linearise a case about its static equilibrium and solve its response "
+                    "to regular waves of unit amplitude: RAOs of every body DOF and link, "
+                    "and the power each link and force absorbs per unit amplitude squared; "
+                    "write them to netCDF.",
+        epilog="example: frylinks rao cases/point_absorber.yaml --periods 4:16:49 "
+               "--headings 0,30")
+    rao.add_argument("case", metavar="CASE", help="YAML case file")
+    rao.add_argument("--periods", metavar="START:STOP:COUNT",
+                     help="wave periods [s], a range (even in frequency) or a list 6,8,10 "
+                          "(default: 3:25:100)")
+    rao.add_argument("--headings", metavar="DEG,...", default="0",
+                     help="directions the waves travel towards [deg] (default: 0)")
+    rao.add_argument("-o", "--output", metavar="OUT.nc",
+                     help="results file (default: the case file's name with _rao.nc)")
+    rao.add_argument("--initial", action="store_true",
+                     help="linearise about the initial state, not the static equilibrium")
+    rao.set_defaults(func=_rao)
+
     plot = sub.add_parser("plot", help="plot a result variable (a sweep: over its cases)",
                           description="Plot a variable of a results file against time, "
                                       "one line per remaining coordinate (e.g. x, y, z), "
@@ -400,6 +433,63 @@ def _info(args: argparse.Namespace) -> int:
 
     print(describe(args.results))
     return 0
+
+
+def _numbers(text: str, what: str) -> list[float]:
+    """``start:stop:count`` (periods even in frequency between the ends) or ``a,b,c``."""
+    try:
+        if ":" in text:
+            start, stop, count = text.split(":")
+            n = int(count)
+            if n < 1:
+                raise ValueError
+            w = np.linspace(2 * np.pi / float(stop), 2 * np.pi / float(start), n)
+            return [float(x) for x in 2 * np.pi / w]
+        return [float(x) for x in text.split(",")]
+    except ValueError:
+        raise FrylinksError(f"{what}: expected START:STOP:COUNT or a list 6,8,10, got "
+                            f"{text!r}") from None
+
+
+def _modes(args: argparse.Namespace) -> int:
+    from .analysis.modes import modes, table
+
+    output = Path(args.output or Path(args.case).with_name(f"{Path(args.case).stem}_modes.nc"))
+    ds = modes(args.case, equilibrium=not args.initial)
+    _write(ds, output)
+    print(f"{ds.attrs['title']}: {ds.sizes['mode']} modes about the "
+          f"{ds.attrs['linearised_about']}")
+    print(table(ds))
+    print(f"-> {output}")
+    return 0
+
+
+def _rao(args: argparse.Namespace) -> int:
+    from .analysis.rao import rao
+
+    output = Path(args.output or Path(args.case).with_name(f"{Path(args.case).stem}_rao.nc"))
+    periods = None if args.periods is None else _numbers(args.periods, "--periods")
+    headings = _numbers(args.headings, "--headings")
+    ds = rao(args.case, periods=periods, headings_deg=headings, equilibrium=not args.initial)
+    _write(ds, output)
+    print(f"{ds.attrs['title']}: {ds.sizes['omega']} frequencies x {ds.sizes['heading']} "
+          f"headings about the {ds.attrs['linearised_about']}")
+    for name in ds["link"].values:
+        power = ds["link_power"].sel(link=name)
+        if float(abs(power).max()) > 0:
+            first = np.asarray(power.isel(heading=0).values)
+            k = int(np.argmax(first))
+            print(f"  link {name}: largest absorbed power {first[k]:.4g} "
+                  f"W per m2 of wave amplitude at {float(ds['period'][k]):.3g} s")
+    print(f"-> {output}")
+    return 0
+
+
+def _write(ds: object, output: Path) -> None:
+    try:
+        ds.to_netcdf(output)  # type: ignore[attr-defined]
+    except OSError as exc:
+        raise FrylinksError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
 def _plot(args: argparse.Namespace) -> int:
