@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 import threading
@@ -23,6 +24,7 @@ from .implicit import generalized_alpha
 from .integrators import ADAPTIVE, INTEGRATORS, dop853, fixed_steps_only, nb_steps, rk4
 from .params import as_float
 from .results import Sampler, to_dataset
+from .scene import scene_spec
 
 if TYPE_CHECKING:
     from .system import System
@@ -157,6 +159,9 @@ def run_attributes(system: System, integrator: str, dt: float, every: int, rtol:
         "atol": atol,
         "rho_inf": rho_inf,
         "case": system.case_text,
+        # what frylinks animate / export draw (frylinks.scene): the model as the run read
+        # it, mesh paths absolute, also for a model built in Python
+        "scene": json.dumps(scene_spec(system)),
         "Conventions": "CF-1.8",
         "status": "running",
     }

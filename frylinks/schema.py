@@ -269,6 +269,32 @@ def _inertia() -> dict[str, Any]:
         "Iyz] or a 3x3 symmetric positive definite matrix", "kg m2")
 
 
+def _geometry() -> dict[str, Any]:
+    """A body's ``geometry`` (frylinks.scene.parse_geometry): a mesh file or a shape."""
+    from .scene import SHAPES
+
+    place = {"position": _described(_numbers(3), "geometry frame origin from the COG, "
+                                                 "body axes", "m"),
+             "orientation": {**_ref("orientation"),
+                             "description": "geometry frame axes relative to body axes"}}
+    size = {"type": "number", "exclusiveMinimum": 0}
+    mesh = {"type": "object", "additionalProperties": False, "required": ["mesh"],
+            "properties": {"mesh": {"type": "string", "description": "mesh file (Nemoh "
+                                    ".dat, STL, OBJ, any meshio format), relative to the "
+                                    "case file"},
+                           "scale": {**size, "description": "factor on the mesh's "
+                                     "coordinates"}, **place}}
+    shapes = [{"type": "object", "additionalProperties": False,
+               "required": ["shape", *keys],
+               "properties": {"shape": {"const": shape},
+                              **{k: (_numbers(3) if k == "size" else size) for k in keys},
+                              **place}}
+              for shape, keys in SHAPES.items()]
+    return {"oneOf": [{"type": "null"}, mesh, *shapes],
+            "description": "what draws the body (frylinks animate, export); a small "
+                           "sphere if absent"}
+
+
 def _properties(keys: tuple[str, ...], known: Mapping[str, Any], where: str) -> dict[str, Any]:
     """The schemas of ``keys`` (the reader's tuple) from ``known``; a key the reader
     accepts without a schema here is a bug, said at once rather than left out."""
@@ -358,6 +384,7 @@ def case_schema(registry: Registry | None = None) -> dict[str, Any]:
                                "initial COG velocity, world axes", "m s-1"),
         "angular_velocity": _described({**_numbers(3), "default": [0.0, 0.0, 0.0]},
                                        "initial angular velocity, world axes", "rad s-1"),
+        "geometry": _geometry(),
     }
     defs["body"] = {"type": "object", "additionalProperties": False,
                     "required": list(BODY_REQUIRED),

@@ -29,6 +29,7 @@ from .params import (
 )
 from .registry import Registry, TypeInfo
 from .rotations import axis_angle_to_quat, euler_to_quat, matrix_to_quat
+from .scene import parse_geometry
 from .signals import SignalSpec
 
 if TYPE_CHECKING:
@@ -168,6 +169,8 @@ class Body:
     angular_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
     nodes: dict[str, Node] = field(default_factory=dict)
     is_ground: bool = False
+    #: What draws the body (:func:`frylinks.scene.parse_geometry`); None: a small sphere.
+    geometry: dict[str, Any] | None = None
 
     def add_node(self, name: str, position: Any = (0.0, 0.0, 0.0), orientation: Any = None,
                  ) -> Node:
@@ -274,7 +277,7 @@ class System:
 
     def add_body(self, name: str, mass: float, inertia: Any, position: Any = (0.0, 0.0, 0.0),
                  orientation: Any = None, velocity: Any = (0.0, 0.0, 0.0),
-                 angular_velocity: Any = (0.0, 0.0, 0.0)) -> Body:
+                 angular_velocity: Any = (0.0, 0.0, 0.0), geometry: Any = None) -> Body:
         """Add a rigid body.
 
         Parameters
@@ -292,6 +295,10 @@ class System:
             Body axes -> world (see :func:`parse_orientation`).
         velocity, angular_velocity
             Initial COG velocity [m s-1] and angular velocity [rad s-1], world axes.
+        geometry
+            What draws the body (``frylinks animate``, ``frylinks export``), optional:
+            ``{mesh: FILE}`` or ``{shape: box | cylinder | sphere, ...}``, see
+            :func:`frylinks.scene.parse_geometry`.
         """
         path = f"bodies.{name}"
         _check_name(name, path)
@@ -310,6 +317,7 @@ class System:
             orientation=parse_orientation(orientation, f"{path}.orientation"),
             velocity=as_vector(velocity, f"{path}.velocity"),
             angular_velocity=as_vector(angular_velocity, f"{path}.angular_velocity"),
+            geometry=parse_geometry(geometry, f"{path}.geometry"),
         )
         self.bodies[name] = body
         return body

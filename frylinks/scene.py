@@ -1,0 +1,587 @@
+"""What a picture of a model holds: body geometry, and the world poses of bodies, nodes,
+links, force lines and the free surface at chosen times of a results Dataset.
+
+A body's ``geometry`` in a case file (optional) is a mesh file or a simple shape::
+
+    geometry: {mesh: ../geometry/rm3_float.dat, position: [0, 0, 0.72]}
+    geometry: {shape: cylinder, radius: 5.0, height: 4.0}
+    geometry: {shape: box, size: [4, 2, 1]}
+    geometry: {shape: sphere, radius: 5.0}
+
+``position`` and ``orientation`` place the geometry's own frame in body axes relative to
+the COG (a Nemoh mesh is usually drawn about the still-water level, so its ``position``
+is minus the COG's); ``scale`` multiplies a mesh's coordinates. A body without geometry
+is drawn as a small sphere at its COG.
+
+The results file carries what a drawing needs in its attribute ``scene`` (JSON written
+by :func:`scene_spec` at the start of a run): each body's geometry with its mesh file made
+absolute, every node's body, position and orientation, each link's type and node pair,
+each force's type, nodes and the parameters that place it, and the system settings (the
+sea). The ``case`` attribute keeps the text as the user wrote it; ``scene`` is the model
+as the run read it, so a model built in Python is drawn as well as one from a file.
+
+:class:`Scene` turns a Dataset into world coordinates, vectorised over time: the
+drawing (:mod:`frylinks.animate`) and the ParaView export (:mod:`frylinks.vtkexport`)
+use the same numbers.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .errors import FrylinksError, ModelError
+from .params import as_float, as_path, as_vector, check_keys, shown
+from .rotations import quat_to_matrix
+
+if TYPE_CHECKING:
+    import xarray as xr
+
+    from .system import System
+
+Array = np.ndarray
+
+#: Keys of each simple shape besides ``shape``, ``position`` and ``orientation``.
+SHAPES: dict[str, tuple[str, ...]] = {"box": ("size",), "cylinder": ("radius", "height"),
+                                      "sphere": ("radius",)}
+PLACEMENT = ("position", "orientation")
+MESH_KEYS = ("mesh", "scale", *PLACEMENT)
+#: Link types drawn as a slot along the master node's z axis (a sliding DOF).
+SLIDING_LINKS = ("prismatic", "cylindrical", "screw", "latch")
+#: Link types drawn as an axis along the master node's z axis (a turning DOF).
+TURNING_LINKS = ("revolute",)
+#: Points along a catenary line's drawn shape.
+CATENARY_POINTS = 40
+
+
+class SceneError(FrylinksError):
+    """A results file that cannot be drawn (no such variable, a mesh file missing)."""
+
+
+def parse_geometry(value: Any, path: str) -> dict[str, Any] | None:
+    """A body's ``geometry`` checked and made self-contained (mesh path absolute).
+
+    Parameters
+    ----------
+    value
+        None, ``{mesh: FILE, scale, position, orientation}`` or ``{shape: box | cylinder
+        | sphere, <sizes>, position, orientation}``.
+    path
+        Key path of the value (``bodies.float.geometry``), for messages.
+
+    Returns
+    -------
+    dict or None
+        JSON-able: ``mesh`` (absolute path) or ``shape`` with its sizes, ``position``
+        [m] and ``orientation`` (quaternion w x y z).
+
+    Raises
+    ------
+    ModelError
+        For an unknown shape, a missing or negative size, or a mesh file that does not
+        exist or cannot be read, naming the key and the file.
+    """
+    from .system import parse_orientation
+
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise ModelError(f"expected {{mesh: FILE}} or {{shape: {' | '.join(SHAPES)}, ...}}, "
+                         f"got {shown(value)}", path)
+    out: dict[str, Any] = {
+        "position": as_vector(value.get("position", (0.0, 0.0, 0.0)),
+                              f"{path}.position").tolist(),
+        "orientation": parse_orientation(value.get("orientation"),
+                                         f"{path}.orientation").tolist()}
+    if "mesh" in value:
+        check_keys(value, MESH_KEYS, path)
+        mesh = as_path(value["mesh"], f"{path}.mesh")
+        out["mesh"] = str(mesh)
+        out["scale"] = as_float(value.get("scale", 1.0), f"{path}.scale", positive=True)
+        try:
+            load_mesh(str(mesh))
+        except SceneError as exc:
+            raise ModelError(str(exc), f"{path}.mesh") from None
+        return out
+    shape = value.get("shape")
+    if shape not in SHAPES:
+        raise ModelError(f"unknown shape {shown(shape)}; known: {', '.join(SHAPES)} (or "
+                         "a mesh file: {mesh: FILE})", f"{path}.shape" if "shape" in value
+                         else path)
+    check_keys(value, ("shape", *SHAPES[shape], *PLACEMENT), path)
+    out["shape"] = shape
+    for key in SHAPES[shape]:
+        if key not in value:
+            raise ModelError(f"a {shape} needs '{key}' ({', '.join(SHAPES[shape])})",
+                             f"{path}.{key}")
+        if key == "size":
+            size = as_vector(value[key], f"{path}.size")
+            if np.any(size <= 0):
+                raise ModelError(f"sizes must be > 0 m, got {size.tolist()}", f"{path}.size")
+            out[key] = size.tolist()
+        else:
+            out[key] = as_float(value[key], f"{path}.{key}", "m", positive=True)
+    return out
+
+
+# ---------------------------------------------------------------------------- meshes
+
+@dataclass(frozen=True)
+class Mesh:
+    """Surface polygons: ``points`` (n, 3) and ``faces`` (m, 3) or (m, 4) point indices
+    (a triangle in a quad block repeats its last point)."""
+
+    points: Array
+    faces: Array
+
+
+def _nemoh(path: Path) -> Mesh:
+    """A Nemoh ``.dat`` mesh: header ``2 isym``, nodes ``id x y z`` to a ``0`` line,
+    quads ``a b c d`` (1-based) to ``0 0 0 0``; ``isym = 1`` stores the half y >= 0,
+    mirrored here about the xz plane."""
+    rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
+    isym = int(rows[0][1])
+    end = next(i for i in range(1, len(rows)) if int(float(rows[i][0])) == 0)
+    points = np.array([[float(v) for v in r[1:4]] for r in rows[1:end]])
+    faces = []
+    for r in rows[end + 1:]:
+        quad = [int(v) for v in r[:4]]
+        if not any(quad):
+            break
+        faces.append(quad)
+    quads = np.array(faces, dtype=np.int64) - 1
+    if isym == 1:
+        mirror = points * [1.0, -1.0, 1.0]
+        # reversed order keeps the panels' normals pointing out of the mirrored half
+        quads = np.vstack([quads, quads[:, ::-1] + len(points)])
+        points = np.vstack([points, mirror])
+    return Mesh(points, quads)
+
+
+@functools.lru_cache(maxsize=16)
+def load_mesh(path: str) -> Mesh:
+    """Read a mesh file: Nemoh ``.dat``, or any format meshio reads (STL, OBJ, VTK, ...).
+
+    Raises
+    ------
+    SceneError
+        Naming the file when it is missing, unreadable or holds no surface polygons.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise SceneError(f"mesh file '{file}' not found")
+    try:
+        if file.suffix.lower() == ".dat":
+            return _nemoh(file)
+        import meshio
+
+        mesh = meshio.read(file)
+    except Exception as exc:  # any reader's failure is the file's problem
+        raise SceneError(f"cannot read mesh file '{file}': {exc}") from None
+    blocks = []
+    for cells in mesh.cells:
+        if cells.type == "triangle":
+            blocks.append(np.column_stack([cells.data, cells.data[:, 2]]))
+        elif cells.type == "quad":
+            blocks.append(cells.data)
+    if not blocks:
+        raise SceneError(f"mesh file '{file}' holds no triangles or quads")
+    return Mesh(np.asarray(mesh.points, dtype=float)[:, :3], np.vstack(blocks))
+
+
+def shape_mesh(spec: Mapping[str, Any], resolution: int = 24) -> Mesh:
+    """Quads of a simple shape about its own frame (a cylinder's axis is z)."""
+    shape = spec["shape"]
+    if shape == "box":
+        half = np.asarray(spec["size"]) / 2.0
+        corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)])
+        faces = np.array([[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6],
+                          [0, 2, 6, 4], [1, 5, 7, 3]])
+        return Mesh(corners * half, faces)
+    n = resolution
+    theta = np.linspace(0.0, 2.0 * np.pi, n, endpoint=False)
+    if shape == "cylinder":
+        r, h = spec["radius"], spec["height"] / 2.0
+        ring = np.column_stack([r * np.cos(theta), r * np.sin(theta)])
+        points = np.vstack([np.column_stack([ring, np.full(n, -h)]),
+                            np.column_stack([ring, np.full(n, h)]),
+                            [[0.0, 0.0, -h], [0.0, 0.0, h]]])
+        i = np.arange(n)
+        j = (i + 1) % n
+        side = np.column_stack([i, j, j + n, i + n])
+        bottom = np.column_stack([np.full(n, 2 * n), j, i, i])
+        top = np.column_stack([np.full(n, 2 * n + 1), i + n, j + n, j + n])
+        return Mesh(points, np.vstack([side, bottom, top]))
+    # sphere: latitude-longitude quads
+    m = n // 2
+    phi = np.linspace(0.0, np.pi, m + 1)
+    r = spec["radius"]
+    points = np.array([[r * np.sin(p) * np.cos(t), r * np.sin(p) * np.sin(t), r * np.cos(p)]
+                       for p in phi for t in theta])
+    faces = np.array([[a * n + b, (a + 1) * n + b, (a + 1) * n + (b + 1) % n,
+                       a * n + (b + 1) % n] for a in range(m) for b in range(n)])
+    return Mesh(points, faces)
+
+
+def body_mesh(spec: Mapping[str, Any] | None, default_radius: float) -> Mesh:
+    """A body's mesh in body axes (about its COG): its geometry placed by its
+    ``position``/``orientation``, or a small sphere when it has none."""
+    if spec is None:
+        return shape_mesh({"shape": "sphere", "radius": default_radius}, resolution=12)
+    if "mesh" in spec:
+        raw = load_mesh(spec["mesh"])
+        mesh = Mesh(raw.points * spec.get("scale", 1.0), raw.faces)
+    else:
+        mesh = shape_mesh(spec)
+    rot = quat_to_matrix(np.asarray(spec.get("orientation", (1.0, 0, 0, 0)), dtype=float))
+    return Mesh(mesh.points @ rot.T + np.asarray(spec.get("position", (0.0, 0, 0))),
+                mesh.faces)
+
+
+# ---------------------------------------------------------------------- scene spec
+
+def _jsonable(value: Any) -> Any:
+    """Numbers, text and lists of them; None for what a drawing cannot use (signals,
+    callables)."""
+    if isinstance(value, str | bool | int | float) or value is None:
+        return value
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fiub":
+        return value.tolist()
+    if isinstance(value, list | tuple):
+        items = [_jsonable(v) for v in value]
+        return items
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, np.generic):
+        return value.item()
+    return None
+
+
+def _node_path(node: Any) -> str:
+    return node.body.name if not node.name else node.path
+
+
+def scene_spec(system: System) -> dict[str, Any]:
+    """What a drawing of ``system`` needs, JSON-able (the results' ``scene`` attribute)."""
+    nodes: dict[str, Any] = {}
+    for body in [system.ground, *system.bodies.values()]:
+        for node in body.nodes.values():
+            nodes[node.path] = {"body": "ground" if body.is_ground else body.name,
+                                "position": node.position.tolist(),
+                                "orientation": node.orientation.tolist()}
+    return {
+        "version": 1,
+        "bodies": {name: getattr(b, "geometry", None) for name, b in system.bodies.items()},
+        "nodes": nodes,
+        "links": {name: {"type": link.type, "master": _node_path(link.master),
+                         "slave": _node_path(link.slave)}
+                  for name, link in system.links.items()},
+        "forces": {name: {"type": f.type, "nodes": [_node_path(n) for n in f.nodes],
+                          "params": _jsonable(f.params)}
+                   for name, f in system.forces.items()},
+        "settings": _jsonable(system.settings),
+    }
+
+
+# ---------------------------------------------------------------------- world poses
+
+@dataclass
+class Frames:
+    """World geometry of a scene at ``nt`` times (arrays lead with time).
+
+    Attributes
+    ----------
+    time : (nt,) [s]
+    bodies : name -> (nt, np, 3) mesh points, with ``faces`` name -> (nf, 4)
+    body_velocity : name -> (nt, np, 3) rigid-body velocity of each mesh point [m s-1]
+    nodes : path -> (nt, 3) origin and ``node_axes`` path -> (nt, 3, 3) (columns x y z)
+    links : name -> (nt, k, 3) polyline, with ``link_power`` name -> (nt,) [W] or None
+    forces : name -> (nt, k, 3) polyline, with ``force_tension`` name -> (nt,) [N]
+    surface : (nt, ny, nx) elevation on ``surface_x`` (nx,), ``surface_y`` (ny,) or None
+    """
+
+    time: Array
+    bodies: dict[str, Array] = field(default_factory=dict)
+    faces: dict[str, Array] = field(default_factory=dict)
+    body_velocity: dict[str, Array] = field(default_factory=dict)
+    nodes: dict[str, Array] = field(default_factory=dict)
+    node_axes: dict[str, Array] = field(default_factory=dict)
+    links: dict[str, Array] = field(default_factory=dict)
+    link_power: dict[str, Array | None] = field(default_factory=dict)
+    forces: dict[str, Array] = field(default_factory=dict)
+    force_tension: dict[str, Array | None] = field(default_factory=dict)
+    surface: Array | None = None
+    surface_x: Array | None = None
+    surface_y: Array | None = None
+    size: float = 1.0
+
+
+class Scene:
+    """The drawable model of a results Dataset (from its ``scene`` attribute).
+
+    Parameters
+    ----------
+    ds
+        Results of one run (a sweep's Dataset with one ``case`` selected); opened lazily
+        is best: only the times asked for are read.
+    source
+        Name of the results file, for messages.
+    """
+
+    def __init__(self, ds: xr.Dataset, source: str = "the results") -> None:
+        self.ds = ds
+        self.source = source
+        if "case" in ds.dims:
+            raise SceneError(f"{source} is a sweep of {ds.sizes['case']} cases: choose one "
+                             "(--case N, or ds.isel(case=N))")
+        for var in ("body_position", "body_orientation"):
+            if var not in ds:
+                raise SceneError(f"{source} has no variable '{var}': not frylinks results")
+        text = ds.attrs.get("scene")
+        # results written before the scene attribute: the bodies alone, as spheres
+        self.spec: dict[str, Any] = json.loads(text) if text else {
+            "bodies": {}, "nodes": {}, "links": {}, "forces": {}, "settings": {}}
+        self.body_names = [str(b) for b in np.atleast_1d(ds["body"].values)]
+        self.size = self._size()
+        self.meshes = {}
+        for name in self.body_names:
+            spec = self.spec["bodies"].get(name)
+            try:
+                self.meshes[name] = body_mesh(spec, 0.04 * self.size)
+            except SceneError as exc:
+                raise SceneError(f"{source}: bodies.{name}.geometry.mesh: {exc}") from None
+        self._environment = self._sea()
+
+    def _size(self) -> float:
+        """A length that sets the drawing's scale: the model's extent at the start."""
+        first = np.asarray(self.ds["body_position"].isel(time=0).values, dtype=float)
+        points = [first.reshape(-1, 3)]
+        for node in self.spec["nodes"].values():
+            if node["body"] == "ground":
+                points.append(np.asarray([node["position"]]))
+        for geometry in self.spec["bodies"].values():
+            if geometry and "shape" in geometry:
+                extent = max([*geometry.get("size", [0.0]), 2 * geometry.get("radius", 0.0),
+                              geometry.get("height", 0.0)])
+                points.append(np.array([[0, 0, 0], [extent, 0, 0]]) + first[0])
+        cloud = np.vstack(points)
+        return float(max(np.ptp(cloud, axis=0).max(), 1.0))
+
+    def _sea(self) -> Any:
+        """The ``environment`` setting rebuilt through the registry (the core does not
+        import the marine plugin), or None without waves."""
+        params = self.spec.get("settings", {}).get("environment")
+        waves = params.get("waves") if params else None
+        if not waves or (isinstance(waves, Mapping) and waves.get("type") == "still"):
+            return None
+        from .registry import Registry
+
+        info = Registry().get("setting", "environment")
+        if info is None:
+            return None
+        gravity = np.array([0.0, 0.0, -9.81])
+        try:
+            setting = info.cls(params, gravity)
+        except Exception:  # a sea that cannot be rebuilt is left undrawn
+            return None
+        # duck-typed: a setting whose waves give the elevation at points and a time
+        return setting if callable(getattr(getattr(setting, "waves", None), "elevation",
+                                           None)) else None
+
+    def variable(self, name: str) -> xr.DataArray:
+        """A variable of the results, or a :class:`SceneError` naming the file."""
+        if name not in self.ds:
+            known = ", ".join(sorted(str(v) for v in self.ds.data_vars))
+            raise SceneError(f"{self.source} has no variable '{name}'; it holds: {known}")
+        return self.ds[name]
+
+    def times(self, start: float | None = None, end: float | None = None,
+              rate: float | None = None) -> Array:
+        """Indices of the samples in ``[start, end]``, at most ``rate`` per second."""
+        t = np.asarray(self.ds["time"].values, dtype=float)
+        lo = t[0] if start is None else start
+        hi = t[-1] if end is None else end
+        if hi < lo:
+            raise SceneError(f"--end {hi:g} s is before --start {lo:g} s")
+        inside = np.flatnonzero((t >= lo - 1e-9) & (t <= hi + 1e-9))
+        if inside.size == 0:
+            raise SceneError(f"{self.source} has no samples in [{lo:g}, {hi:g}] s (it "
+                             f"covers {t[0]:g} to {t[-1]:g} s)")
+        if rate is None:
+            return inside
+        wanted = np.arange(t[inside[0]], t[inside[-1]] + 1e-9, 1.0 / rate)
+        picked = inside[0] + np.searchsorted(t[inside], wanted - 1e-9)
+        return np.unique(np.clip(picked, inside[0], inside[-1]))
+
+    def frames(self, index: Array) -> Frames:
+        """World geometry at the samples ``index`` (reads only those)."""
+        ds = self.ds.isel(time=np.asarray(index))
+        out = Frames(np.asarray(ds["time"].values, dtype=float), size=self.size)
+        nt = len(out.time)
+        pos = np.asarray(ds["body_position"].values, dtype=float).reshape(nt, -1, 3)
+        rot = quat_to_matrix(np.asarray(ds["body_orientation"].values,
+                                        dtype=float).reshape(nt, -1, 4))
+        vel = _optional(ds, "body_velocity", (nt, len(self.body_names), 3))
+        omega = _optional(ds, "body_angular_velocity", (nt, len(self.body_names), 3))
+        pose = {"ground": (np.zeros((nt, 3)), np.broadcast_to(np.eye(3), (nt, 3, 3)))}
+        for i, name in enumerate(self.body_names):
+            pose[name] = (pos[:, i], rot[:, i])
+            mesh = self.meshes[name]
+            arm = np.einsum("tij,pj->tpi", rot[:, i], mesh.points)
+            out.bodies[name] = arm + pos[:, i, None, :]
+            out.faces[name] = mesh.faces
+            out.body_velocity[name] = vel[:, i, None, :] + np.cross(omega[:, i, None, :], arm)
+        for path, node in self.spec["nodes"].items():
+            p, r = pose.get(node["body"], pose["ground"])
+            out.nodes[path] = p + r @ np.asarray(node["position"])
+            out.node_axes[path] = r @ quat_to_matrix(np.asarray(node["orientation"]))
+        for name in self.body_names:  # a bare body name: its COG frame
+            out.nodes[name], out.node_axes[name] = pose[name]
+        self._links(ds, out)
+        self._forces(ds, out)
+        self._surface(out)
+        return out
+
+    def _node(self, out: Frames, path: str) -> tuple[Array, Array]:
+        if path in out.nodes:
+            return out.nodes[path], out.node_axes[path]
+        body = path.split(".")[0]
+        return out.nodes.get(body, np.zeros((len(out.time), 3))), np.broadcast_to(
+            np.eye(3), (len(out.time), 3, 3))
+
+    def _links(self, ds: xr.Dataset, out: Frames) -> None:
+        names = [str(n) for n in np.atleast_1d(ds["link"].values)] if "link" in ds.dims \
+            else []
+        power = ds["link_power"] if "link_power" in ds else None
+        reach = 0.15 * self.size
+        for name, link in self.spec["links"].items():
+            a, axes = self._node(out, link["master"])
+            b, _ = self._node(out, link["slave"])
+            z = axes[:, :, 2]
+            if link["type"] in SLIDING_LINKS:
+                # the slot: the master's z axis from behind the master node to past the
+                # slave node's place along it
+                along = np.einsum("ti,ti->t", b - a, z)
+                lo = np.minimum(along, 0.0) - 0.05 * self.size
+                hi = np.maximum(along, 0.0) + 0.05 * self.size
+                line = np.stack([a + lo[:, None] * z, a + hi[:, None] * z, b], axis=1)
+            elif link["type"] in TURNING_LINKS:
+                line = np.stack([a - reach * z, a + reach * z, b], axis=1)
+            else:
+                line = np.stack([a, b], axis=1)
+            out.links[name] = line
+            out.link_power[name] = (np.asarray(power.isel(link=names.index(name)).values)
+                                    if power is not None and name in names else None)
+
+    def _forces(self, ds: xr.Dataset, out: Frames) -> None:
+        names = [str(n) for n in np.atleast_1d(ds["force"].values)] if "force" in ds.dims \
+            else []
+        for name, force in self.spec["forces"].items():
+            if force["type"] == "catenary_line":
+                line, tension = self._catenary(ds, out, name, force)
+            elif len(force["nodes"]) >= 2:
+                a, _ = self._node(out, force["nodes"][0])
+                b, _ = self._node(out, force["nodes"][1])
+                line = np.stack([a, b], axis=1)
+                tension = None
+                if "force_force" in ds and name in names:
+                    f = np.asarray(ds["force_force"].isel(force=names.index(name)).values)
+                    # signed: positive when the force pulls the first node towards the
+                    # second (a line in tension)
+                    tension = np.einsum("ti,ti->t", f, b - a) / np.maximum(
+                        np.linalg.norm(b - a, axis=1), 1e-12)
+            else:
+                continue
+            out.forces[name] = line
+            out.force_tension[name] = tension
+
+    def _catenary(self, ds: xr.Dataset, out: Frames, name: str, force: Mapping[str, Any]
+                  ) -> tuple[Array, Array | None]:
+        """A catenary line's shape from its outputs: the laid part on the seabed from the
+        anchor, then a catenary of parameter H/w to the fairlead (the drawing neglects
+        the line's stretch)."""
+        params = force["params"]
+        fairlead, _ = self._node(out, force["nodes"][0])
+        anchor = np.asarray(params["anchor"], dtype=float)
+        nt = len(out.time)
+        idx = self._plugin_index(ds, "catenary_line", name)
+        horizontal = laid = tension = None
+        if idx is not None:
+            horizontal, laid, tension = (
+                np.asarray(ds[f"catenary_line_{v}"].isel({ds[f"catenary_line_{v}"].dims[1]:
+                                                          idx}).values, dtype=float)
+                if f"catenary_line_{v}" in ds else None
+                for v in ("horizontal_tension", "laid_length", "tension"))
+        if horizontal is None:
+            return np.stack([np.broadcast_to(anchor, (nt, 3)), fairlead], axis=1), tension
+        s = np.linspace(0.0, 1.0, CATENARY_POINTS)
+        lines = np.empty((nt, CATENARY_POINTS + 1, 3))
+        for k in range(nt):
+            span = fairlead[k, :2] - anchor[:2]
+            d = float(np.linalg.norm(span))
+            u = span / d if d > 0 else np.array([1.0, 0.0])
+            a = max(float(horizontal[k]), 1e-9) / float(params["weight"])
+            lb = float(laid[k]) if laid is not None else 0.0
+            dx = max(d - lb, 1e-9)
+            dz = fairlead[k, 2] - anchor[2]
+            # a catenary through both ends: x from the touchdown when it rests on the
+            # seabed, else its vertex offset solved from the two heights
+            x0 = 0.0 if lb > 0 else _vertex(dx, dz, a)
+            x = x0 + s * dx
+            z = a * (np.cosh(x / a) - np.cosh(x0 / a))
+            z *= dz / z[-1] if abs(z[-1]) > 1e-12 else 1.0
+            lines[k, 0] = anchor
+            lines[k, 1:, :2] = anchor[:2] + (lb + s * dx)[:, None] * u
+            lines[k, 1:, 2] = anchor[2] + z
+        return lines, tension
+
+    def _plugin_index(self, ds: xr.Dataset, prefix: str, name: str) -> int | None:
+        """Index of force ``name`` along a plugin variable's own dimension."""
+        for var in ds.data_vars:
+            if str(var).startswith(prefix) and len(ds[var].dims) == 2:
+                dim = ds[var].dims[1]
+                names = [str(n) for n in np.atleast_1d(ds[dim].values)] \
+                    if dim in ds.coords else []
+                return names.index(name) if name in names else None
+        return None
+
+    def _surface(self, out: Frames) -> None:
+        if self._environment is None:
+            return
+        centre = np.mean([b.reshape(-1, 3).mean(axis=0) for b in out.bodies.values()]
+                         or [np.zeros(3)], axis=0)
+        half = 0.75 * self.size
+        x = np.linspace(centre[0] - half, centre[0] + half, 41)
+        y = np.linspace(centre[1] - half, centre[1] + half, 41)
+        gx, gy = np.meshgrid(x, y)
+        xy = np.column_stack([gx.ravel(), gy.ravel()])
+        out.surface = np.stack([self._environment.waves.elevation(xy, float(t)).reshape(gx.shape)
+                                for t in out.time])
+        out.surface_x, out.surface_y = x, y
+
+
+def _vertex(dx: float, dz: float, a: float) -> float:
+    """Horizontal position x0 of the start of a catenary ``z = a (cosh(x/a) -
+    cosh(x0/a))`` that rises ``dz`` over ``dx`` (the line clear of the seabed)."""
+    # z(dx) - dz = 2 a sinh((2 x0 + dx) / 2a) sinh(dx / 2a) - dz = 0
+    half = min(dx / (2.0 * a), 700.0)  # beyond, sinh overflows: a taut straight line
+    k = dz / (2.0 * a * math.sinh(half)) if half > 0 else 0.0
+    return a * math.asinh(k) - dx / 2.0
+
+
+def _optional(ds: xr.Dataset, name: str, shape: tuple[int, ...]) -> Array:
+    return (np.asarray(ds[name].values, dtype=float).reshape(shape) if name in ds
+            else np.zeros(shape))
+
+
+__all__ = ["Frames", "Mesh", "Scene", "SceneError", "body_mesh", "load_mesh",
+           "parse_geometry", "scene_spec", "shape_mesh"]
