@@ -1,0 +1,84 @@
+"""frylinks.analysis from the command line and Python: files written, units, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import frylinks
+from frylinks.analysis import modes
+from frylinks.analysis.rao import rao
+from frylinks.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _every_variable_described(ds: xr.Dataset) -> None:
+    for name, var in ds.data_vars.items():
+        assert var.attrs.get("units"), name
+        assert var.attrs.get("long_name"), name
+
+
+def test_modes_command_writes_netcdf(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                     ) -> None:
+    out = tmp_path / "m.nc"
+    assert main(["modes", str(ROOT / "cases" / "point_absorber.yaml"), "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "buoy tz" in text and "static equilibrium" in text
+    with xr.open_dataset(out) as ds:
+        _every_variable_described(ds)
+        assert ds.sizes["mode"] == 1
+        assert np.isfinite(float(ds["added_mass_frequency"][0]))
+
+
+def test_rao_command_and_energy_balance(tmp_path: Path) -> None:
+    out = tmp_path / "r.nc"
+    case = ROOT / "cases" / "point_absorber.yaml"
+    assert main(["rao", str(case), "--periods", "5:12:8", "--headings", "0,30",
+                 "-o", str(out)]) == 0
+    with xr.open_dataset(out) as ds:
+        _every_variable_described(ds)
+        assert ds.sizes["omega"] == 8 and ds.sizes["heading"] == 2
+        # in steady state the wave brings in what the PTO absorbs and the body radiates
+        total = ds["link_power"].sum("link") + ds["force_power"].sum("force")
+        scale = float(ds["link_power"].max())
+        assert float(abs(total).max()) < 1e-9 * scale
+        assert float(ds["link_power"].min()) > 0
+
+
+def test_a_switching_type_is_named(tmp_path: Path) -> None:
+    text = (ROOT / "cases" / "point_absorber.yaml").read_text()
+    text = text.replace("forces:\n", "forces:\n  latching: {type: pto_declutch, master: "
+                        "ground.anchor, slave: buoy, damping: 1.0e5, declutch_time: 0.5}\n", 1)
+    case = tmp_path / "declutched.yaml"
+    case.write_text(text.replace("../plugins", str(ROOT / "plugins")))
+    with pytest.raises(frylinks.CaseError, match=r"declutched.yaml', forces.latching: force "
+                                                 "type 'pto_declutch' cannot be linearised"):
+        modes(case)
+
+
+def test_no_equilibrium_is_a_clear_error(capsys: pytest.CaptureFixture[str],
+                                         tmp_path: Path) -> None:
+    code = main(["modes", str(ROOT / "cases" / "screw_jack.yaml"), "-o",
+                 str(tmp_path / "x.nc")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "static equilibrium" in err and "Traceback" not in err
+
+
+def test_bad_periods_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rao", str(ROOT / "cases" / "pendulum.yaml"), "--periods", "a:b"]) == 2
+    assert "--periods" in capsys.readouterr().err
+
+
+def test_undamped_pendulum_python_api() -> None:
+    system = frylinks.load_case(str(ROOT / "cases" / "pendulum.yaml"))
+    ds = modes(system)
+    assert ds.attrs["linearised_about"] == "static equilibrium"
+    assert float(ds["damping_ratio"][0]) == 0.0
+    # no waves act on a pendulum: its RAOs are zero
+    r = rao(system, periods=[2.0, 4.0])
+    assert float(r["body_rao_amplitude"].max()) == 0.0
