@@ -142,8 +142,8 @@ def _validate(info: TypeInfo, base: type) -> None:
         if not (isinstance(o, Output) and isinstance(o.units, str)
                 and isinstance(o.long_name, str) and o.long_name):
             raise PluginError(f"{where}: output '{oname}' needs units and a long_name")
-        accepted = getattr(info.cls, "dimensions", ()) if info.kind == "setting" \
-            else OUTPUT_DIMS
+        own = tuple(getattr(info.cls, "dimensions", ()))
+        accepted = own if info.kind == "setting" else OUTPUT_DIMS + own
         if any(d not in accepted for d in o.dims):
             raise PluginError(f"{where}: output '{oname}' dims {o.dims}; accepted extra dims: "
                               f"{', '.join(accepted)}")

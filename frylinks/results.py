@@ -279,6 +279,12 @@ def coordinates(model: Model) -> dict[str, Any]:
                              f"dimension '{dim}', which is already the name of a "
                              "dimension or variable of the results")
         coords[dim] = list(blk.names)
+        for own, labels in blk.kind.coordinates().items():
+            if own in coords or own in outputs:
+                raise ModelError(f"force type '{blk.kind.name}' declares the dimension "
+                                 f"'{own}', which is already the name of a dimension or "
+                                 "variable of the results")
+            coords[own] = list(labels)
     return coords
 
 

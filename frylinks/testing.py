@@ -323,10 +323,15 @@ def _check_force_declarations(cls: type, label: str) -> None:
                                  "dimensionless)")
         if not (isinstance(o.long_name, str) and o.long_name.strip()):
             raise AssertionError(f"{where} has no long_name")
-        unknown = [d for d in o.dims if d not in OUTPUT_DIMS]
+        own = tuple(getattr(cls, "dimensions", ()))
+        unknown = [d for d in o.dims if d not in OUTPUT_DIMS and d not in own]
         if not isinstance(o.dims, tuple) or unknown:
-            raise AssertionError(f"{where}: dims must be a tuple of {', '.join(OUTPUT_DIMS)}; "
-                                 f"got {o.dims!r}")
+            raise AssertionError(f"{where}: dims must be a tuple of "
+                                 f"{', '.join((*OUTPUT_DIMS, *own))}; got {o.dims!r}")
+    for dim in getattr(cls, "dimensions", ()):
+        if not (isinstance(dim, str) and dim.startswith(f"{cls.name}_")):  # type: ignore[attr-defined]
+            raise AssertionError(f"{label}: dimension {dim!r} must carry the type name as "
+                                 f"prefix ('{cls.name}_...')")  # type: ignore[attr-defined]
 
 
 # ------------------------------------------------------------------------------ links
@@ -901,10 +906,14 @@ def _evaluated_force(kind: ForceType, frames: Sequence[NodeFrames], ctx: ForceCo
         raise AssertionError(f"{label}: output_values() must give exactly the declared "
                              f"outputs {sorted(outputs)}, got {got!r}")
     out = {}
+    own = kind.coordinates()
     for name, o in outputs.items():
-        shape = (n, *(OUTPUT_DIMS[dim] for dim in o.dims))
+        shape = (n, *(len(own[dim]) if dim in own else OUTPUT_DIMS[dim] for dim in o.dims))
         out[name] = _shape(label, f"output_values()['{name}']", values[name], shape)
-        _finite(label, f"output_values()['{name}']", out[name])
+        if any(dim in own for dim in o.dims):  # NaN pads an element with fewer entries
+            _finite(label, f"output_values()['{name}']", np.nan_to_num(out[name], nan=0.0))
+        else:
+            _finite(label, f"output_values()['{name}']", out[name])
     for k, (f, old) in enumerate(zip(frames, before, strict=True)):
         for attr, value in old.items():
             if not np.array_equal(getattr(f, attr), value):
@@ -970,8 +979,18 @@ def check_force_type(cls: type[ForceType], instances: Instances | None = None, *
             _close(label, f"{where}: torque", res.torque[i], r1.torque[0], rtol=1e-12,
                    atol=scale)
             for name, value in res.outputs.items():
-                _close(label, f"{where}: output {name}", value[i], r1.outputs[name][0],
-                       rtol=1e-12, atol=1e-14 * (1.0 + np.abs(value[i]).max()))
+                mine, alone = value[i], r1.outputs[name][0]
+                if mine.shape != alone.shape:  # a type's own dimension, padded with NaN
+                    part = tuple(slice(0, k) for k in alone.shape)
+                    rest = np.ones(mine.shape, dtype=bool)
+                    rest[part] = False
+                    if not np.all(np.isnan(mine[rest])):
+                        raise AssertionError(f"{label}: {where}: output {name} has values "
+                                             "beyond the element's own entries (expected "
+                                             "NaN padding)")
+                    mine = mine[part]
+                _close(label, f"{where}: output {name}", mine, alone, rtol=1e-12,
+                       atol=1e-14 * (1.0 + np.nan_to_num(np.abs(mine)).max()))
             _close(label, f"{where}: point_masses() mass", res.mass[i], r1.mass[0],
                    rtol=1e-12, atol=0)
             if res.mass[i] > 0 and res.weights is not None and r1.weights is not None:

@@ -12,6 +12,7 @@ from frylinks import hookimpl
 from .bem import Radiation, WaveExcitation
 from .body_forces import AddedMass, LinearDamping, LinearHydrostatics, QuadraticDamping
 from .environment import Environment
+from .moordyn_lines import MoorDynLines
 from .mooring import CatenaryLine, MooringMatrix
 from .morison import Morison
 
@@ -24,4 +25,4 @@ def frylinks_setting_types() -> list[type]:
 @hookimpl
 def frylinks_force_types() -> list[type]:
     return [LinearHydrostatics, AddedMass, LinearDamping, QuadraticDamping, Morison,
-            WaveExcitation, Radiation, MooringMatrix, CatenaryLine]
+            WaveExcitation, Radiation, MooringMatrix, CatenaryLine, MoorDynLines]

@@ -1,0 +1,1197 @@
+"""Dynamic mooring lines through MoorDyn: the ``moordyn`` force type.
+
+Each element is one MoorDyn system (lines, points and line types) coupled to one frylinks
+body: MoorDyn's **coupled points** are fairleads fixed on the body, its fixed points are
+anchors. The system comes from a MoorDyn input file (``file``, relative to the case file)
+or from the case-file keys ``line_types`` and ``lines``, which the type writes into one.
+MoorDyn's C library (the ``moordyn`` wheel, 2.7) integrates the lines with its own time
+step ``dtM`` between frylinks' steps.
+
+**Coupling.** Once per accepted frylinks step, in the type's ``accept`` kernel: at the
+accepted state at ``t_{n+1}`` MoorDyn is advanced from ``t_n`` to ``t_{n+1}`` with the
+fairleads moving along the straight path from their positions at ``t_n`` to those at
+``t_{n+1}`` (MoorDyn's coupled points move as ``x + xd (t - t_n)``: ``x`` the positions at
+``t_n``, ``xd`` the secant velocity), so the lines see a continuous fairlead motion through
+every accepted state and return the fairlead forces at ``t_{n+1}``. Over the next step the
+body feels those forces either held (``coupling: hold``, WEC-Sim's scheme, first order) or
+extrapolated linearly from the last two (``coupling: extrapolate``, the default, second
+order). The force depends on no stage or Newton iterate, so rk4 and generalized-alpha see
+an explicit force; docs/marine.md gives the measured orders and costs.
+
+**Compiled.** The kernels call MoorDyn's C API (``MoorDyn_Step``, ``MoorDyn_Init``,
+``MoorDyn_Serialize``, ``MoorDyn_Deserialize``) through function addresses and the system
+pointer kept as ``int64`` in the kernel data (:func:`c_call`, an LLVM call through a
+pointer), so a model with MoorDyn lines keeps its compiled step and the step stays cached
+on disk (no address is compiled in).
+
+**Initial conditions.** At ``prepare`` each system is created and initialised (MoorDyn's
+own static solve) at the body's initial pose. In static mode (``solver.initial_equilibrium``)
+and before that, the force is the quasi-static elastic catenary of each line from its
+anchor to its fairlead (:func:`frylinks_marine.catenary.solve_line`, the lines' submerged
+weight and EA), so the equilibrium is found without MoorDyn; the first accepted state of a
+run initialises MoorDyn again where the body then is (unless it did not move), so a moored
+body starts at rest up to the difference between MoorDyn's lumped-mass statics and the
+continuous catenary.
+
+**Checkpoints.** MoorDyn's state is serialised (``MoorDyn_Serialize``) after every accepted
+step into the ``state`` memory array (each 64-bit word as two exact 32-bit halves, so no
+bit pattern is read as a NaN); a resumed run deserialises it before its first step and
+goes on bit for bit.
+
+**Failures.** A MoorDyn error code or a non-finite fairlead force is recorded in the block's
+``status`` and gives NaN forces: the compiled step stops and :meth:`MoorDynLines.failure`
+names the element, its file and MoorDyn's error. A bad input file is a
+:class:`~frylinks.errors.ModelError` naming the file and MoorDyn's message.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import shutil
+import sys
+import tempfile
+import weakref
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+from llvmlite import ir
+from numba import config, types
+from numba.extending import intrinsic
+
+from frylinks.errors import ElementError, ModelError, SimulationError
+from frylinks.forces import ForceContext, ForceKernels, ForceType, Output
+from frylinks.jit import alive, cross3, kernel, rotate3, scratch
+from frylinks.kinematics import NodeFrames
+from frylinks.params import Param
+from frylinks.signals import SignalSpec
+
+from .catenary import NB_RESULTS, OK, solve_line
+
+Array = np.ndarray
+
+#: The MoorDyn release the plugin is written and validated against.
+MOORDYN_VERSION = "2.7.2"
+INSTALL = f"pip install moordyn=={MOORDYN_VERSION}"
+
+#: MoorDyn's error codes (MoorDynAPI.h) and what they mean to a user.
+ERRORS = {-1: "invalid input file", -2: "invalid output file", -3: "invalid input",
+          -4: "NaN in the line states (the lines went unstable: a smaller time_step, more "
+              "damping or fewer segments)",
+          -5: "memory error", -6: "invalid value", -7: "not implemented",
+          -255: "unhandled error"}
+#: Our own codes in ``status``: a non-finite fairlead force, a static catenary failure.
+NOT_FINITE = -1000
+STATIC_FAILED = -1001
+
+#: ``stage`` of an element (``coupling[:, 0]``): created; initialised at prepare; started.
+CREATED, PREPARED, STARTED = 0.0, 1.0, 2.0
+#: MoorDyn's verbosity level that prints nothing (MOORDYN_NO_OUTPUT).
+SILENT = 4096
+
+
+# ---------------------------------------------------------------------- the C library
+
+@intrinsic
+def _c_call(typingctx: Any, fn: Any, args: Any) -> Any:
+    """``int32 fn(void *, ...)`` at address ``fn`` with a tuple of int64 arguments (each a
+    pointer or a MoorDyn handle), compiled as a call through a function pointer: the
+    address is data, not a constant, so the caller can be cached on disk."""
+    members = getattr(args, "types", None)
+    if members is None or not all(isinstance(a, types.Integer)
+                                  and getattr(a, "bitwidth", 0) == 64 for a in members):
+        return None
+    count = len(members)
+    sig = types.int32(fn, args)
+
+    def codegen(context: Any, builder: Any, signature: Any, llargs: Any) -> Any:
+        ptr = ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.IntType(32), [ptr] * count)
+        target = builder.inttoptr(llargs[0], fnty.as_pointer())
+        values = [builder.inttoptr(builder.extract_value(llargs[1], k), ptr)
+                  for k in range(count)]
+        return builder.call(target, values)
+
+    return sig, codegen
+
+
+def _c_call_python(fn: int, args: tuple[int, ...]) -> int:
+    """:func:`c_call` through ctypes, for kernels run as Python (NUMBA_DISABLE_JIT=1)."""
+    proto = ctypes.CFUNCTYPE(ctypes.c_int, *[ctypes.c_void_p] * len(args))
+    return int(proto(int(fn))(*[ctypes.c_void_p(int(a)) for a in args]))
+
+
+c_call = cast(Callable[[int, tuple[int, ...]], int],
+              _c_call_python if getattr(config, "DISABLE_JIT", False) else _c_call)
+
+#: Indices of the C functions in the kernels' ``fns`` array.
+STEP, INIT, SERIALIZE, DESERIALIZE = range(4)
+
+
+class Library:
+    """MoorDyn's C library from the ``moordyn`` wheel, loaded once per process."""
+
+    _loaded: Library | None = None
+
+    def __init__(self) -> None:
+        try:
+            import moordyn
+        except ImportError as exc:
+            raise ModelError(f"the force type 'moordyn' needs the Python package moordyn "
+                             f"{MOORDYN_VERSION} ({INSTALL}): {exc}") from None
+        here = Path(moordyn.__file__).resolve().parent
+        found = sorted((here.parent / "moordyn.libs").glob("libmoordyn*.so*"))
+        found += sorted(here.parent.glob("libmoordyn*.so*"))
+        if not found:
+            raise ModelError(f"the package moordyn at {here} holds no libmoordyn shared "
+                             f"library (expected the wheel of moordyn {MOORDYN_VERSION}: "
+                             f"{INSTALL})")
+        lib = ctypes.CDLL(str(found[0]))
+        p, c = ctypes.c_void_p, ctypes.c_char_p
+        lib.MoorDyn_Create.restype = p
+        lib.MoorDyn_Create.argtypes = [c]
+        for name, argtypes in (("MoorDyn_Init", [p, p, p]), ("MoorDyn_Step", [p] * 6),
+                               ("MoorDyn_SetVerbosity", [p, ctypes.c_int]),
+                               ("MoorDyn_Serialize", [p, p, p]),
+                               ("MoorDyn_Deserialize", [p, p]), ("MoorDyn_Close", [p]),
+                               ("MoorDyn_NCoupledDOF", [p, p]),
+                               ("MoorDyn_GetNumberLines", [p, p]),
+                               ("MoorDyn_GetLineN", [p, p]),
+                               ("MoorDyn_GetLineNodePos", [p, ctypes.c_uint, p]),
+                               ("MoorDyn_GetLineNodeTen", [p, ctypes.c_uint, p]),
+                               ("MoorDyn_GetLineNodeForce", [p, ctypes.c_uint, p])):
+            fn = getattr(lib, name)
+            fn.restype = ctypes.c_int
+            fn.argtypes = argtypes
+        lib.MoorDyn_GetLine.restype = p
+        lib.MoorDyn_GetLine.argtypes = [p, ctypes.c_uint]
+        self.lib = lib
+        self.path = str(found[0])
+        address = [ctypes.cast(getattr(lib, n), ctypes.c_void_p).value for n in
+                   ("MoorDyn_Step", "MoorDyn_Init", "MoorDyn_Serialize", "MoorDyn_Deserialize")]
+        #: The C functions' addresses (:data:`STEP`, ...), for the kernels.
+        self.fns = np.array(address, dtype=np.int64)
+
+    @classmethod
+    def get(cls) -> Library:
+        """The library (loaded at the first call); ModelError when moordyn is missing."""
+        if cls._loaded is None:
+            cls._loaded = cls()
+        return cls._loaded
+
+
+@contextmanager
+def _captured() -> Iterator[list[str]]:
+    """Capture what the C library prints on stdout and stderr (file descriptors 1 and 2)
+    meanwhile: MoorDyn reports a bad input file there, before its verbosity can be set."""
+    out: list[str] = []
+    libc = ctypes.CDLL(None)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as tmp:
+        saved = os.dup(1), os.dup(2)
+        try:
+            os.dup2(tmp.fileno(), 1)
+            os.dup2(tmp.fileno(), 2)
+            yield out
+        finally:
+            libc.fflush(None)
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+            tmp.seek(0)
+            out.append(tmp.read().decode(errors="replace"))
+
+
+def _last_error(printed: str) -> str:
+    """MoorDyn's error lines in what it printed (its last lines when none is marked)."""
+    lines = [s.strip() for s in printed.splitlines() if s.strip()]
+    marked = [s for s in lines if "rror" in s or "ERR" in s]
+    return "; ".join((marked or lines)[-3:]) or "no message"
+
+
+# ------------------------------------------------------------------ MoorDyn input files
+
+@dataclass
+class MoorDynInput:
+    """What frylinks reads of a MoorDyn input file (MoorDyn reads all of it)."""
+
+    #: line type name -> ``(diameter, mass per length, EA)`` (EA NaN when not a number)
+    line_types: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    #: point id -> ``(attachment, position)``; attachment ``fixed``, ``coupled``, ``free``
+    points: dict[int, tuple[str, Array]] = field(default_factory=dict)
+    #: ``(id, line type, end A point, end B point, unstretched length, segments)``
+    lines: list[tuple[int, str, int, int, float, int]] = field(default_factory=list)
+    #: option name (lower case) -> value text
+    options: dict[str, str] = field(default_factory=dict)
+    #: bodies or rods in the file (not coupled to frylinks)
+    others: list[str] = field(default_factory=list)
+
+    @property
+    def coupled(self) -> list[int]:
+        """Coupled point ids in MoorDyn's order (the file's)."""
+        return [i for i, (kind, _) in self.points.items() if kind == "coupled"]
+
+
+_SECTIONS = (("LINE TYPE", "types"), ("LINE DICTIONARY", "types"), ("ROD TYPE", "skip"),
+             ("ROD DICTIONARY", "skip"), ("BODIES", "bodies"), ("BODY LIST", "bodies"),
+             ("RODS", "rods"), ("ROD LIST", "rods"), ("POINT", "points"),
+             ("CONNECTION", "points"), ("NODE", "points"), ("LINE", "lines"),
+             ("OPTIONS", "options"), ("OUTPUT", "outputs"))
+_ATTACHMENTS = {"fixed": "fixed", "fix": "fixed", "anchor": "fixed", "coupled": "coupled",
+                "vessel": "coupled", "vel": "coupled", "cpld": "coupled", "free": "free",
+                "connect": "free", "con": "free"}
+
+
+def _number(text: str, what: str, where: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ModelError(f"{what}: expected a number, got {text!r}", where) from None
+
+
+def read_input(text: str, where: str) -> MoorDynInput:
+    """The lines, points, line types and options of a MoorDyn input file's ``text``
+    (``where`` names the file in errors). Raises ModelError for a row it cannot read."""
+    out = MoorDynInput()
+    section = None
+    header = 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        row = raw.strip()
+        if row.startswith("---"):
+            upper = row.upper()
+            section = next((s for key, s in _SECTIONS if key in upper), None)
+            header = 2 if section in ("types", "bodies", "rods", "points", "lines") else 0
+            continue
+        if not row or section in (None, "skip", "outputs"):
+            continue
+        if header:
+            header -= 1
+            continue
+        cols = row.split()
+        here = f"{where}, line {number}"
+        if section == "options":
+            if len(cols) >= 2:
+                out.options[cols[1].lower()] = cols[0]
+        elif section == "types":
+            if len(cols) < 4:
+                raise ModelError(f"a line type needs name, diameter, mass and EA: {row!r}",
+                                 here)
+            ea = cols[3]
+            try:
+                ea_value = float(ea)
+            except ValueError:
+                ea_value = math.nan  # a table of tension against strain
+            out.line_types[cols[0]] = (_number(cols[1], "diameter", here),
+                                       _number(cols[2], "mass per length", here), ea_value)
+        elif section in ("bodies", "rods"):
+            out.others.append(f"{section[:-1]} {cols[0]}")
+        elif section == "points":
+            if len(cols) < 5:
+                raise ModelError(f"a point needs id, attachment, x, y, z: {row!r}", here)
+            kind = cols[1].lower()
+            kind = _ATTACHMENTS.get(kind, "body" if kind.startswith(("body", "turbine"))
+                                    else kind)
+            pos = np.array([_number(c, "point position", here) for c in cols[2:5]])
+            out.points[int(_number(cols[0], "point id", here))] = (kind, pos)
+        elif section == "lines":
+            if len(cols) < 6:
+                raise ModelError("a line needs id, line type, attach A, attach B, length, "
+                                 f"segments: {row!r}", here)
+            ends = []
+            for c in cols[2:4]:
+                digits = "".join(ch for ch in c if ch.isdigit())
+                ends.append(int(digits) if digits and c[0] not in "RrBb" else -1)
+            out.lines.append((int(_number(cols[0], "line id", here)), cols[1], ends[0],
+                              ends[1], _number(cols[4], "length", here),
+                              int(_number(cols[5], "segments", here))))
+    if not out.lines:
+        raise ModelError("holds no LINES section with a line (is it a MoorDyn v2 input "
+                         "file?)", where)
+    return out
+
+
+#: Keys of a line type in a case file: MoorDyn's column, units, default (None: required).
+LINE_TYPE_KEYS: dict[str, tuple[str, str, float | None, str]] = {
+    "diameter": ("Diam", "m", None, "volume-equivalent diameter d"),
+    "mass": ("Mass/m", "kg m-1", None, "mass per unit length in air"),
+    "axial_stiffness": ("EA", "N", None, "axial stiffness EA"),
+    "axial_damping": ("BA/-zeta", "N s", -1.0,
+                      "internal axial damping BA; negative: minus the damping ratio of each "
+                      "segment's axial mode (MoorDyn's -zeta; -1 critical)"),
+    "bending_stiffness": ("EI", "N m2", 0.0, "bending stiffness EI"),
+    "drag": ("Cd", "1", 1.2, "transverse drag coefficient"),
+    "added_mass": ("Ca", "1", 1.0, "transverse added-mass coefficient"),
+    "axial_drag": ("CdAx", "1", 0.05, "tangential drag coefficient"),
+    "axial_added_mass": ("CaAx", "1", 0.0, "tangential added-mass coefficient"),
+}
+#: Keys of a line in a case file: units, default, meaning.
+LINE_KEYS: dict[str, tuple[str, Any, str]] = {
+    "line_type": ("", None, "a key of line_types"),
+    "anchor": ("m", None, "anchor position, world axes (a fixed point)"),
+    "fairlead": ("m", None, "fairlead position on the body, body axes from the COG"),
+    "length": ("m", None, "unstretched length"),
+    "segments": ("1", 20, "number of segments (lumped masses: segments + 1 nodes)"),
+}
+
+
+def _case_lines(params: Mapping[str, Any]) -> tuple[dict[str, dict[str, float]],
+                                                   list[dict[str, Any]]]:
+    """The ``line_types`` and ``lines`` keys checked, with defaults filled in."""
+    given = params["line_types"]
+    if not isinstance(given, Mapping) or not given:
+        raise ModelError("expected a mapping of line type names to {diameter, mass, "
+                         "axial_stiffness, ...}", "line_types")
+    types_: dict[str, dict[str, float]] = {}
+    for name, lt in given.items():
+        where = f"line_types.{name}"
+        if not isinstance(lt, Mapping):
+            raise ModelError("expected a mapping of " + ", ".join(LINE_TYPE_KEYS), where)
+        unknown = sorted(set(lt) - set(LINE_TYPE_KEYS))
+        if unknown:
+            raise ModelError(f"unknown key {unknown[0]!r}; accepted: "
+                             + ", ".join(LINE_TYPE_KEYS), where)
+        entry: dict[str, float] = {}
+        for key, (_, units, default, _doc) in LINE_TYPE_KEYS.items():
+            value = lt.get(key, default)
+            if value is None:
+                raise ModelError(f"missing {key} [{units}]", where)
+            v = _number(str(value), key, f"{where}.{key}")
+            if key in ("diameter", "mass", "axial_stiffness") and not v > 0:
+                raise ModelError(f"expected a number > 0, got {value!r}", f"{where}.{key}")
+            entry[key] = v
+        types_[str(name)] = entry
+    lines = params["lines"]
+    if not isinstance(lines, Sequence) or isinstance(lines, str) or not lines:
+        raise ModelError("expected a list of lines, each {line_type, anchor, fairlead, "
+                         "length, segments}", "lines")
+    out = []
+    for i, line in enumerate(lines):
+        where = f"lines[{i}]"
+        if not isinstance(line, Mapping):
+            raise ModelError("expected a mapping of " + ", ".join(LINE_KEYS), where)
+        unknown = sorted(set(line) - set(LINE_KEYS))
+        if unknown:
+            raise ModelError(f"unknown key {unknown[0]!r}; accepted: " + ", ".join(LINE_KEYS),
+                             where)
+        row: dict[str, Any] = {}
+        for key, (units, default, _doc) in LINE_KEYS.items():
+            value = line.get(key, default)
+            if value is None:
+                raise ModelError(f"missing {key}" + (f" [{units}]" if units else ""), where)
+            row[key] = value
+        if row["line_type"] not in types_:
+            raise ModelError(f"unknown line type {row['line_type']!r}; known: "
+                             + ", ".join(types_), f"{where}.line_type")
+        for key in ("anchor", "fairlead"):
+            given_v = row[key]
+            if not (isinstance(given_v, Sequence) and not isinstance(given_v, str)
+                    and len(given_v) == 3):
+                raise ModelError(f"expected 3 numbers [m], got {given_v!r}", f"{where}.{key}")
+            row[key] = np.array([_number(str(c), key, f"{where}.{key}") for c in given_v])
+        row["length"] = _number(str(row["length"]), "length", f"{where}.length")
+        if not row["length"] > 0:
+            raise ModelError("expected a length > 0 [m]", f"{where}.length")
+        seg = row["segments"]
+        if isinstance(seg, bool) or not isinstance(seg, int | np.integer) or seg < 1:
+            raise ModelError(f"expected a whole number >= 1, got {seg!r}", f"{where}.segments")
+        out.append(row)
+    return types_, out
+
+
+def _num(value: Any) -> str:
+    """A number as MoorDyn reads it back exactly (Python's shortest round-trip form; a
+    whole number as an integer, as MoorDyn's flags want)."""
+    v = float(value)
+    return str(int(v)) if v.is_integer() and abs(v) < 2**53 else repr(v)
+
+
+def write_input(line_types: Mapping[str, Mapping[str, float]],
+                lines: Sequence[Mapping[str, Any]], fairleads_world: Array,
+                options: Mapping[str, float]) -> str:
+    """A MoorDyn input file: each line from a fixed anchor to a coupled fairlead at
+    ``fairleads_world (n, 3)``."""
+    rows = ["--------------------- MoorDyn Input File (written by frylinks) ---------",
+            "frylinks moordyn force: lines from the case file",
+            "----------------------- LINE TYPES -----------------------------------"]
+    rows.append("TypeName " + " ".join(col for col, *_ in LINE_TYPE_KEYS.values()))
+    rows.append("(name) " + " ".join(f"({u})" for _, u, *_ in LINE_TYPE_KEYS.values()))
+    for name, lt in line_types.items():
+        rows.append(f"{name} " + " ".join(repr(float(lt[k])) for k in LINE_TYPE_KEYS))
+    rows += ["---------------------- POINTS ----------------------------------------",
+             "ID Attachment X Y Z Mass Volume CdA Ca",
+             "(#) (-) (m) (m) (m) (kg) (m^3) (m^2) (-)"]
+    n = len(lines)
+    for i, line in enumerate(lines):
+        a = line["anchor"]
+        rows.append(f"{i + 1} Fixed {_num(a[0])} {_num(a[1])} {_num(a[2])} 0 0 0 0")
+    for i in range(n):
+        f = fairleads_world[i]
+        rows.append(f"{n + i + 1} Coupled {_num(f[0])} {_num(f[1])} {_num(f[2])} 0 0 0 0")
+    rows += ["---------------------- LINES -----------------------------------------",
+             "ID LineType AttachA AttachB UnstrLen NumSegs Outputs",
+             "(#) (name) (#) (#) (m) (-) (-)"]
+    for i, line in enumerate(lines):
+        rows.append(f"{i + 1} {line['line_type']} {i + 1} {n + i + 1} {_num(line['length'])} "
+                    f"{int(line['segments'])} -")
+    rows.append("---------------------- OPTIONS ---------------------------------------")
+    rows += [f"{_num(value)} {name}" for name, value in options.items()]
+    rows += ["---------------------- OUTPUTS ---------------------------------------",
+             "END", "------------------------- need this line ----------------------------"]
+    return "\n".join(rows) + "\n"
+
+
+def _with_options(text: str, options: Mapping[str, str]) -> str:
+    """``text`` with ``options`` set in its OPTIONS section (replaced or added)."""
+    out = []
+    inside = False
+    done: set[str] = set()
+    for raw in text.splitlines():
+        row = raw.strip()
+        if row.startswith("---"):
+            if inside:
+                out += [f"{v} {k}" for k, v in options.items() if k.lower() not in done]
+                done.update(k.lower() for k in options)
+            inside = "OPTIONS" in row.upper()
+            out.append(raw)
+            continue
+        cols = row.split()
+        if inside and len(cols) >= 2 and cols[1].lower() in {k.lower() for k in options}:
+            key = next(k for k in options if k.lower() == cols[1].lower())
+            out.append(f"{options[key]} {key}")
+            done.add(key.lower())
+            continue
+        out.append(raw)
+    if not done:
+        raise ModelError("has no OPTIONS section (frylinks sets dtM and silences MoorDyn's "
+                         "progress there)")
+    return "\n".join(out) + "\n"
+
+
+# ------------------------------------------------------------------------------ the type
+
+def _outputs() -> dict[str, Output]:
+    return {
+        "moordyn_fairlead_tension": Output("N", "force of the line on its end B (the "
+                                                "fairlead), its end node's weight included",
+                                           ("moordyn_line",)),
+        "moordyn_anchor_tension": Output("N", "tension of the line's first segment, at its "
+                                              "end A (the anchor)", ("moordyn_line",)),
+        "moordyn_node_position": Output("m", "position of each node of each line, world "
+                                             "axes (node 0 at end A)",
+                                        ("moordyn_line", "moordyn_node", "xyz")),
+    }
+
+
+@dataclass
+class _System:
+    """One element's MoorDyn system: its input, the files MoorDyn reads, its handle."""
+
+    source: str                     # the user's file, or "lines from the case file"
+    input: MoorDynInput
+    text: str
+    folder: str
+    handle: int = 0
+    words: int = 0                  # 64-bit words of its serialised state
+    offsets: Array = field(default_factory=lambda: np.zeros((0, 3)))
+    close: Any = None               # closes the handle once (a weakref.finalize)
+
+
+class MoorDynLines(ForceType):
+    """Dynamic mooring lines simulated by MoorDyn, coupled to a body (module doc)."""
+
+    name = "moordyn"
+    attachments = ("body",)
+    parameters = {
+        "body": Param("body", "", "body the fairleads (MoorDyn's coupled points) are on"),
+        "file": Param("path", "", "MoorDyn (v2) input file: line types, points, lines, "
+                      "options; absolute, or relative to the case file. Its coupled points "
+                      "are the fairleads, its fixed points anchors (or give line_types and "
+                      "lines instead)", default=None),
+        "fairleads": Param("any", "m", "with file: the position on the body of each coupled "
+                           "point in the file's order, body axes from the COG, as a list of "
+                           "[x, y, z] (default: the file's positions, world axes at the "
+                           "start)", default=None),
+        "line_types": Param("any", "", "instead of file: line types by name, each {"
+                            + ", ".join(f"{k} [{u}]" + ("" if d is None else f" = {d:g}")
+                                        for k, (_, u, d, _doc) in LINE_TYPE_KEYS.items())
+                            + "}", default=None),
+        "lines": Param("any", "", "instead of file: a list of lines, each {line_type, anchor "
+                       "[m, world], fairlead [m, body axes from the COG], length [m], "
+                       "segments = 20}", default=None),
+        "time_step": Param("float", "s", "MoorDyn's own time step dtM, which sub-steps the "
+                           "lines between frylinks' steps (default: the file's, else 1e-3)",
+                           default=None, positive=True),
+        "seabed_stiffness": Param("float", "Pa m-1", "with lines: MoorDyn's seabed "
+                                  "stiffness kbot", default=3.0e6, positive=True),
+        "seabed_damping": Param("float", "Pa s m-1", "with lines: MoorDyn's seabed damping "
+                                "cbot", default=3.0e5, minimum=0.0),
+        "coupling": Param("choice", "", "force over a frylinks step: 'extrapolate' (linear, "
+                          "from the last two accepted steps; second order) or 'hold' (the "
+                          "last accepted step's, WEC-Sim's; first order)",
+                          default="extrapolate", choices=("extrapolate", "hold")),
+    }
+    outputs = _outputs()
+    dimensions = ("moordyn_line", "moordyn_node")
+    description = ("dynamic mooring lines (MoorDyn's lumped-mass model, its own time step) "
+                   "from a MoorDyn input file or case-file keys, fairleads on a body")
+    memory = ("coupling", "fairlead_forces", "state")
+    examples = [
+        {"line_types": {"chain": {"diameter": 0.05, "mass": 50.0, "axial_stiffness": 2.0e8}},
+         "lines": [{"line_type": "chain", "anchor": [40.0, 0.0, -20.0],
+                    "fairlead": [0.5, 0.0, 0.0], "length": 50.0, "segments": 6}]},
+        {"line_types": {"rope": {"diameter": 0.04, "mass": 8.0, "axial_stiffness": 5.0e6,
+                                 "drag": 1.6}},
+         "lines": [{"line_type": "rope", "anchor": [-20.0, 20.0, -15.0],
+                    "fairlead": [0.0, 0.3, -0.2], "length": 36.0, "segments": 5},
+                   {"line_type": "rope", "anchor": [-20.0, -20.0, -15.0],
+                    "fairlead": [0.0, -0.3, -0.2], "length": 36.0, "segments": 5}],
+         "time_step": 2.0e-4, "coupling": "hold"},
+    ]
+
+    @classmethod
+    def validate(cls, params: Mapping[str, Any]) -> None:
+        Library.get()
+        has_file, has_lines = params["file"] is not None, params["lines"] is not None
+        if has_file == has_lines or (params["line_types"] is None) == has_lines:
+            raise ModelError("give either file (a MoorDyn input file) or both line_types "
+                             "and lines", "file" if has_file else "lines")
+        if has_lines:
+            _case_lines(params)
+            if params["fairleads"] is not None:
+                raise ModelError("fairleads go with file; with lines each line gives its "
+                                 "fairlead", "fairleads")
+
+    def __init__(self, instances: Sequence[Mapping[str, Any]],
+                 signal_specs: list[SignalSpec]) -> None:
+        super().__init__(instances, signal_specs)
+        n = self.nb_forces
+        self._params = [dict(p) for p in instances]
+        self._lib = Library.get() if n else None
+        self.systems: list[_System] = []
+        for i, p in enumerate(instances):
+            try:
+                self.systems.append(self._system(p))
+            except ModelError as exc:
+                raise ElementError(exc.message, exc.path, i) from None
+        sizes = [len(s.input.coupled) for s in self.systems]
+        #: first coupled point of each element in the flat arrays, and the end
+        self.point_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        m = int(self.point_start[-1])
+        self.offsets = np.zeros((m, 3))
+        #: per element ``[stage, t_prev, h_prev, accepted steps]`` (memory)
+        self.coupling = np.zeros((n, 4))
+        #: per coupled point ``[F_prev (3), F_now (3), x_prev (3)]`` [N, N, m] (memory)
+        self.fairlead_forces = np.zeros((m, 9))
+        self.handles = np.zeros(n, dtype=np.int64)
+        self.status = np.zeros(n, dtype=np.int64)
+        self.failure_info = np.zeros((n, 3))
+        self.scheme = np.array([1 if p["coupling"] == "extrapolate" else 0
+                                for p in instances], dtype=np.int64)
+        self._static_lines()
+        self.state = np.zeros(0)
+        self.state_start = np.zeros(n + 1, dtype=np.int64)
+        #: accepted-step count of the state MoorDyn holds now (-1: not the memory's)
+        self.live = np.full(n, -1, dtype=np.int64)
+        self._finalizers: list[Any] = []
+
+    # -- building the systems
+
+    def _system(self, p: Mapping[str, Any]) -> _System:
+        folder = tempfile.mkdtemp(prefix="frylinks-moordyn-")
+        weakref.finalize(self, shutil.rmtree, folder, True)
+        options = {"disableOutTime": "1", "writeLog": "0"}
+        if p["file"] is not None:
+            path = Path(p["file"])
+            source = f"file '{path}'"
+            try:
+                text = path.read_text()
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ModelError(f"cannot read MoorDyn input file '{path}': "
+                                 f"{exc.strerror if isinstance(exc, OSError) else exc}",
+                                 "file") from None
+            inp = read_input(text, f"MoorDyn input file '{path}'")
+            if inp.others:
+                raise ModelError(f"MoorDyn input file '{path}' has {inp.others[0]}: bodies "
+                                 "and rods are not coupled to frylinks (couple points)", "file")
+            if not inp.coupled:
+                raise ModelError(f"MoorDyn input file '{path}' has no coupled point (a point "
+                                 "with attachment Coupled or Vessel): nothing would hold the "
+                                 "body", "file")
+            if p["time_step"] is not None:
+                options["dtM"] = repr(float(p["time_step"]))
+            try:
+                text = _with_options(text, options)
+            except ModelError as exc:
+                raise ModelError(f"MoorDyn input file '{path}' {exc.message}", "file") from None
+            fair = p["fairleads"]
+            if fair is not None:
+                arr = np.asarray(fair, dtype=float) if _is_matrix(fair) else None
+                if arr is None or arr.shape != (len(inp.coupled), 3):
+                    raise ModelError(f"expected {len(inp.coupled)} positions [x, y, z] (one "
+                                     f"per coupled point of '{path}'), got {fair!r}",
+                                     "fairleads")
+        else:
+            source = "lines from the case file"
+            line_types, lines = _case_lines(p)
+            opts: dict[str, float] = {
+                "dtM": float(p["time_step"] or 1e-3),
+                "kbot": float(p["seabed_stiffness"]), "cbot": float(p["seabed_damping"]),
+                # water depth, density and gravity are set at prepare from the environment
+                "WtrDpth": 1.0e4, "rho": 1025.0, "g": 9.81, "disableOutTime": 1.0,
+                "writeLog": 0.0}
+            # coupled points start anywhere: MoorDyn_Init puts them at the fairleads
+            start = np.array([line["anchor"] + [0.0, 0.0, 1.0] for line in lines])
+            text = write_input(line_types, lines, start, opts)
+            inp = read_input(text, source)
+        system = _System(source, inp, text, folder)
+        if p["file"] is None:
+            # created at prepare, where the fairleads and the water are known
+            system.offsets = np.array([line["fairlead"] for line in _case_lines(p)[1]])
+            return system
+        if p["fairleads"] is not None:
+            system.offsets = np.asarray(p["fairleads"], dtype=float).reshape(-1, 3)
+        self._create(system)
+        return system
+
+    def _create(self, system: _System) -> None:
+        """Write the input into the element's folder and create its MoorDyn system (Create
+        reads the file and builds the objects; a bad file is a ModelError with MoorDyn's
+        message)."""
+        assert self._lib is not None
+        lib = self._lib.lib
+        path = os.path.join(system.folder, "lines.dat")
+        with open(path, "w") as f:
+            f.write(system.text)
+        with _captured() as printed:
+            handle = lib.MoorDyn_Create(path.encode())
+            if handle:
+                lib.MoorDyn_SetVerbosity(handle, SILENT)
+        if not handle:
+            raise ModelError(f"MoorDyn cannot read the {system.source}: "
+                             f"{_last_error(printed[0])}", "file" if "file '" in
+                             system.source else "lines")
+        system.handle = int(handle)
+        system.close = weakref.finalize(self, lib.MoorDyn_Close, ctypes.c_void_p(handle))
+        n = ctypes.c_uint()
+        lib.MoorDyn_NCoupledDOF(handle, ctypes.byref(n))
+        if n.value != 3 * len(system.input.coupled):
+            raise ModelError(f"MoorDyn couples {n.value} DOFs of the {system.source}; "
+                             f"frylinks couples 3 per coupled point "
+                             f"({len(system.input.coupled)} points)", "file")
+
+    def _static_lines(self) -> None:
+        """The catenaries that stand for the lines in static mode: each line from a fixed
+        point to a coupled point (``cat_point``: the global index of the coupled point, -1
+        for a line the catenary cannot stand for)."""
+        elem, point, anchor, par, names = [], [], [], [], []
+        for i, s in enumerate(self.systems):
+            coupled = s.input.coupled
+            for lid, ltype, a, b, length, _ in s.input.lines:
+                ends = [s.input.points.get(a, ("?", None)), s.input.points.get(b, ("?", None))]
+                kinds = [e[0] for e in ends]
+                j = -1
+                anc = np.full(3, np.nan)
+                if sorted(kinds) == ["coupled", "fixed"]:
+                    fixed = kinds.index("fixed")
+                    anc = np.asarray(ends[fixed][1], dtype=float)
+                    j = int(self.point_start[i]) + coupled.index((a, b)[1 - fixed])
+                d, mass, ea = s.input.line_types.get(ltype, (math.nan,) * 3)
+                rho = float(s.input.options.get("rho", s.input.options.get("wtrdnsty", 1025)))
+                g = float(s.input.options.get("g", s.input.options.get("gravity", 9.81)))
+                elem.append(i)
+                point.append(j)
+                anchor.append(anc)
+                par.append([length, (mass - rho * math.pi * d * d / 4) * g, 1.0 / ea])
+                names.append(f"line {lid}")
+        self.cat_elem = np.array(elem, dtype=np.int64)
+        self.cat_point = np.array(point, dtype=np.int64)
+        self.cat_anchor = np.array(anchor, dtype=float).reshape(-1, 3)
+        self.cat_par = np.array(par, dtype=float).reshape(-1, 3)
+        self._cat_names = names
+
+    def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
+        """Fairleads in body axes, the environment's water into MoorDyn (lines from the
+        case file), MoorDyn's static solve at the initial pose, the serialised state."""
+        f = frames[0]
+        env = ctx.settings.get("environment")
+        rebuilt = False
+        for i, s in enumerate(self.systems):
+            lo, hi = int(self.point_start[i]), int(self.point_start[i + 1])
+            R = f.R[i]
+            if self._params[i]["file"] is None:
+                depth = _depth(env, s.input)
+                rho = 1025.0 if env is None else float(env.rho)
+                g = float(np.linalg.norm(ctx.gravity)) or 9.81
+                world = f.p[i] + s.offsets @ R.T
+                lines = _case_lines(self._params[i])[1]
+                opts = {k: float(v) for k, v in s.input.options.items()}
+                opts.update({"wtrdpth": depth, "rho": rho, "g": g})
+                names = {"dtm": "dtM", "kbot": "kbot", "cbot": "cbot", "wtrdpth": "WtrDpth",
+                         "rho": "rho", "g": "g", "disableouttime": "disableOutTime",
+                         "writelog": "writeLog"}
+                s.text = write_input(_case_lines(self._params[i])[0], lines, world,
+                                     {names[k]: v for k, v in opts.items()})
+                s.input = read_input(s.text, s.source)
+                self._lib_close(s)
+                self._create(s)
+                rebuilt = True
+            elif len(s.offsets) == 0:
+                pos = np.array([s.input.points[j][1] for j in s.input.coupled])
+                s.offsets = (pos - f.p[i]) @ R
+            self.offsets[lo:hi] = s.offsets
+            self.handles[i] = s.handle
+        if rebuilt:
+            self._static_lines()
+        self._initialise(f)
+
+    @staticmethod
+    def _lib_close(s: _System) -> None:
+        """Close ``s``'s MoorDyn system, if it has one (once)."""
+        if s.close is not None:
+            s.close()
+        s.handle = 0
+        s.close = None
+
+    def _initialise(self, f: NodeFrames) -> None:
+        """MoorDyn_Init of every element at frames ``f`` (the kernel the run starts with),
+        then the state's layout and its first serialisation."""
+        self.coupling[:] = 0.0
+        self.coupling[:, 0] = CREATED
+        self.status[:] = 0
+        self.__dict__.pop("_kernel_data", None)
+        if not self.systems:
+            return
+        assert self._lib is not None
+        lib = self._lib.lib
+        moordyn_start(self._data_without_state(), f, 0.0)
+        failure = self.failure()
+        if failure is not None:
+            self.status[:] = 0
+            raise SimulationError(failure)
+        sizes = []
+        for s in self.systems:
+            size = ctypes.c_size_t()
+            lib.MoorDyn_Serialize(ctypes.c_void_p(s.handle), ctypes.byref(size), None)
+            s.words = size.value // 8
+            sizes.append(2 * s.words)
+        self.state_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self.state = np.zeros(int(self.state_start[-1]))
+        save_states(self._data())
+        # initialised where the body was put: the run's first accepted state starts it
+        # (again, if the body moved to its static equilibrium meanwhile)
+        self.coupling[:, 0] = PREPARED
+
+    def _data_without_state(self) -> tuple[Any, ...]:
+        words = max((s.words for s in self.systems), default=0)
+        return self._tuple(np.zeros(0), np.zeros(len(self.systems) + 1, dtype=np.int64),
+                           words)
+
+    def _tuple(self, state: Array, state_start: Array, words: int) -> tuple[Any, ...]:
+        m = int(self.point_start[-1])
+        lib = self._lib
+        return (lib.fns if lib is not None else np.zeros(4, dtype=np.int64), self.handles,
+                self.point_start, self.offsets, self.cat_elem, self.cat_point,
+                self.cat_anchor, self.cat_par, self.coupling, self.fairlead_forces, state,
+                state_start, self.live, self.scheme, self.status, self.failure_info,
+                np.zeros(3 * m), np.zeros(3 * m), np.zeros(3 * m), np.zeros(2),
+                np.zeros(max(words, 1), dtype=np.int64), np.zeros(1, dtype=np.int64))
+
+    def kernel_data(self) -> tuple[Any, ...]:
+        words = max((s.words for s in self.systems), default=0)
+        return self._tuple(self.state, self.state_start, words)
+
+    def coordinates(self) -> dict[str, list[Any]]:
+        lines = max((len(s.input.lines) for s in self.systems), default=0)
+        nodes = max((seg for s in self.systems for *_, seg in s.input.lines), default=-1)
+        return {"moordyn_line": [str(k + 1) for k in range(lines)],
+                "moordyn_node": list(range(nodes + 1))}
+
+    def linearisable(self) -> str | None:
+        """Never: the force comes from MoorDyn's line states, advanced at accepted steps
+        only (a linear analysis can take the same lines as ``catenary_line``)."""
+        return ("its force comes from MoorDyn's line states, advanced at accepted steps "
+                "only (use catenary_line for a linear analysis)")
+
+    # -- failures and outputs
+
+    def failure(self) -> str | None:
+        """What made the kernels give NaN forces (the first element that failed), or None."""
+        for i, code in enumerate(self.status):
+            if code == 0:
+                continue
+            s = self.systems[i]
+            where = f"force type 'moordyn' element #{i} ({s.source})"
+            t = self.failure_info[i, 0]
+            if code == NOT_FINITE:
+                return (f"{where}: MoorDyn gave a non-finite fairlead force at t = {t:g} s "
+                        "(the lines went unstable: a smaller time_step, more damping or "
+                        "fewer segments)")
+            if code == STATIC_FAILED:
+                k = int(self.failure_info[i, 1])
+                line = self._cat_names[k] if 0 <= k < len(self._cat_names) else "a line"
+                return (f"{where}: {line} cannot stand as a catenary for the static "
+                        "equilibrium (it must join a fixed point to a coupled point, "
+                        "with a constant EA, and reach its fairlead)")
+            what = "MoorDyn_Init (the static solve)" if self.failure_info[i, 1] == INIT \
+                else "MoorDyn_Step"
+            return (f"{where}: {what} failed at t = {t:g} s with error {int(code)}: "
+                    f"{ERRORS.get(int(code), 'unknown error')}")
+        return None
+
+    def evaluate(self, frames: Sequence[NodeFrames], ctx: ForceContext
+                 ) -> tuple[Array, Array]:
+        """The kernel's wrenches; raises SimulationError naming the element on failure."""
+        force, torque = super().evaluate(frames, ctx)
+        message = self.failure()
+        if message is not None:
+            self.status[:] = 0
+            raise SimulationError(message)
+        return force, torque
+
+    def accept(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
+        super().accept(frames, ctx)
+        message = self.failure()
+        if message is not None:
+            self.status[:] = 0
+            raise SimulationError(message)
+
+    def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
+                      ) -> dict[str, Array]:
+        coords = self.coordinates()
+        nl, nn = len(coords["moordyn_line"]), len(coords["moordyn_node"])
+        n = self.nb_forces
+        fair, anchor = np.full((n, nl), np.nan), np.full((n, nl), np.nan)
+        nodes = np.full((n, nl, nn, 3), np.nan)
+        if self._lib is None:
+            return {"moordyn_fairlead_tension": fair, "moordyn_anchor_tension": anchor,
+                    "moordyn_node_position": nodes}
+        lib = self._lib.lib
+        vec = (ctypes.c_double * 3)()
+        for i, s in enumerate(self.systems):
+            handle = ctypes.c_void_p(s.handle)
+            for k, (*_, seg) in enumerate(s.input.lines):
+                line = lib.MoorDyn_GetLine(handle, k + 1)
+                for j in range(seg + 1):
+                    lib.MoorDyn_GetLineNodePos(line, j, vec)
+                    nodes[i, k, j] = vec[:]
+                lib.MoorDyn_GetLineNodeTen(line, 0, vec)
+                anchor[i, k] = math.hypot(*vec[:])
+                # the force the line pulls its fairlead with (its end node's weight
+                # included: what the body feels), the tension of its first segment
+                lib.MoorDyn_GetLineNodeForce(line, seg, vec)
+                fair[i, k] = math.hypot(*vec[:])
+        return {"moordyn_fairlead_tension": fair, "moordyn_anchor_tension": anchor,
+                "moordyn_node_position": nodes}
+
+
+def _is_matrix(value: Any) -> bool:
+    return (isinstance(value, Sequence) and not isinstance(value, str)
+            and all(isinstance(r, Sequence) and not isinstance(r, str) for r in value))
+
+
+def _depth(env: Any, inp: MoorDynInput) -> float:
+    """MoorDyn's water depth: the environment's, else just below the deepest anchor."""
+    if env is not None and math.isfinite(float(env.depth)):
+        return float(env.depth)
+    deepest = min((pos[2] for kind, pos in inp.points.values() if kind == "fixed"),
+                  default=-1.0)
+    return max(-deepest, 1.0)
+
+
+# ------------------------------------------------------------------------------ kernels
+# The C functions are called with the data's work arrays (x, v, fo: 3 per coupled point;
+# tt: [t, dt]); their addresses and the systems' handles are int64 data, not constants.
+
+@kernel
+def fairlead_kinematics(data: tuple[Any, ...], f: NodeFrames, i: int, x: Array,
+                        v: Array) -> None:
+    """World positions and velocities of element ``i``'s fairleads into ``x, v`` (flat,
+    3 per coupled point, from the element's first point)."""
+    point_start, offsets = data[2], data[3]
+    r = scratch(3)
+    wr = scratch(3)
+    for j in range(point_start[i], point_start[i + 1]):
+        k = 3 * (j - point_start[i])
+        rotate3(f.R[i], offsets[j], r)
+        cross3(f.w[i], r, wr)
+        for c in range(3):
+            x[k + c] = f.p[i, c] + r[c]
+            v[k + c] = f.v[i, c] + wr[c]
+    alive(point_start)
+    alive(offsets)
+    alive(data)
+    alive(f)
+    alive(x)
+    alive(v)
+
+
+@kernel
+def save_states(data: tuple[Any, ...]) -> None:
+    """Serialise every element's MoorDyn state into the ``state`` memory array, each
+    64-bit word as two exact 32-bit halves; the live state is then the memory's."""
+    fns, handles, coupling, state, state_start = data[0], data[1], data[8], data[10], data[11]
+    live, words, size = data[12], data[20], data[21]
+    for i in range(len(handles)):
+        size[0] = 8 * len(words)
+        c_call(fns[SERIALIZE], (handles[i], size.ctypes.data, words.ctypes.data))
+        lo = state_start[i]
+        for k in range((state_start[i + 1] - lo) // 2):
+            w = words[k]
+            state[lo + 2 * k] = float(w & 0xFFFFFFFF)
+            state[lo + 2 * k + 1] = float((w >> 32) & 0xFFFFFFFF)
+        live[i] = int(coupling[i, 3])
+    alive(fns)
+    alive(handles)
+    alive(coupling)
+    alive(state)
+    alive(state_start)
+    alive(live)
+    alive(words)
+    alive(size)
+    alive(data)
+
+
+@kernel
+def load_state(data: tuple[Any, ...], i: int) -> int:
+    """Deserialise element ``i``'s MoorDyn state from the ``state`` memory array (after a
+    checkpoint was restored into it)."""
+    fns, handles, state, state_start, words = data[0], data[1], data[10], data[11], data[20]
+    lo = state_start[i]
+    for k in range((state_start[i + 1] - lo) // 2):
+        words[k] = np.int64(state[lo + 2 * k]) | (np.int64(state[lo + 2 * k + 1]) << 32)
+    rc = c_call(fns[DESERIALIZE], (handles[i], words.ctypes.data))
+    alive(fns)
+    alive(handles)
+    alive(state)
+    alive(state_start)
+    alive(words)
+    alive(data)
+    return rc
+
+
+@kernel
+def _fail(status: Array, info: Array, i: int, code: int, t: float, where: int) -> None:
+    """Record element ``i``'s first failure: its code, the time and the C function."""
+    if status[i] == 0:
+        status[i] = code
+        info[i, 0] = t
+        info[i, 1] = where
+    alive(status)
+    alive(info)
+
+
+@kernel
+def moordyn_start(data: tuple[Any, ...], f: NodeFrames, t: float) -> None:
+    """MoorDyn_Init (its static solve) of each element not started, at frames ``f``,
+    unless it was initialised at prepare at these very fairleads; the fairlead forces
+    then, as the previous and the current ones."""
+    fns, handles, point_start, coupling, forces = data[0], data[1], data[2], data[8], data[9]
+    status, info, x, v, fo, tt = data[14], data[15], data[16], data[17], data[18], data[19]
+    for i in range(len(handles)):
+        if coupling[i, 0] == STARTED:
+            continue
+        fairlead_kinematics(data, f, i, x, v)
+        lo = point_start[i]
+        same = coupling[i, 0] == PREPARED
+        for j in range(lo, point_start[i + 1]):
+            for c in range(3):
+                same = same and forces[j, 6 + c] == x[3 * (j - lo) + c]
+        if not same:
+            for k in range(len(v)):
+                v[k] = 0.0  # the lines start at rest, as the body does
+            rc = c_call(fns[INIT], (handles[i], x.ctypes.data, v.ctypes.data))
+            if rc != 0:
+                _fail(status, info, i, rc, t, INIT)
+                continue
+            tt[0] = t
+            tt[1] = 0.0
+            rc = c_call(fns[STEP], (handles[i], x.ctypes.data, v.ctypes.data, fo.ctypes.data,
+                                    tt.ctypes.data, tt.ctypes.data + 8))
+            if rc != 0:
+                _fail(status, info, i, rc, t, STEP)
+                continue
+            for j in range(lo, point_start[i + 1]):
+                for c in range(3):
+                    forces[j, c] = fo[3 * (j - lo) + c]
+                    forces[j, 3 + c] = fo[3 * (j - lo) + c]
+                    forces[j, 6 + c] = x[3 * (j - lo) + c]
+        coupling[i, 0] = STARTED
+        coupling[i, 1] = t
+        coupling[i, 2] = 0.0
+    alive(fns)
+    alive(handles)
+    alive(point_start)
+    alive(coupling)
+    alive(forces)
+    alive(status)
+    alive(info)
+    alive(x)
+    alive(v)
+    alive(fo)
+    alive(tt)
+    alive(data)
+    alive(f)
+
+
+@kernel
+def moordyn_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                   signals: Array, states: Array) -> None:
+    """At an accepted state: start MoorDyn (the first), or advance it from the last
+    accepted time along the fairleads' secant path and keep the forces (module doc)."""
+    fns, handles, point_start, coupling, forces = data[0], data[1], data[2], data[8], data[9]
+    live, status, info, x, v, fo, tt = (data[12], data[14], data[15], data[16], data[17],
+                                        data[18], data[19])
+    f = frames[0]
+    started = True
+    for i in range(len(handles)):
+        started = started and coupling[i, 0] == STARTED
+    stepped = not started
+    if not started:
+        moordyn_start(data, f, t)
+    else:
+        for i in range(len(handles)):
+            h = t - coupling[i, 1]
+            if not h > 0.0 or status[i] != 0:
+                continue
+            if live[i] != int(coupling[i, 3]):
+                rc = load_state(data, i)
+                if rc != 0:
+                    _fail(status, info, i, rc, t, STEP)
+                    continue
+            fairlead_kinematics(data, f, i, x, v)
+            lo = point_start[i]
+            for j in range(lo, point_start[i + 1]):
+                for c in range(3):
+                    k = 3 * (j - lo) + c
+                    v[k] = (x[k] - forces[j, 6 + c]) / h
+                    fo[k] = x[k]
+                    x[k] = forces[j, 6 + c]
+            for j in range(lo, point_start[i + 1]):
+                for c in range(3):
+                    forces[j, 6 + c] = fo[3 * (j - lo) + c]
+            tt[0] = coupling[i, 1]
+            tt[1] = h
+            rc = c_call(fns[STEP], (handles[i], x.ctypes.data, v.ctypes.data, fo.ctypes.data,
+                                    tt.ctypes.data, tt.ctypes.data + 8))
+            finite = True
+            for k in range(3 * (point_start[i + 1] - lo)):
+                finite = finite and math.isfinite(fo[k])
+            if rc != 0 or not finite:
+                _fail(status, info, i, rc if rc != 0 else NOT_FINITE, t, STEP)
+                continue
+            for j in range(lo, point_start[i + 1]):
+                for c in range(3):
+                    forces[j, c] = forces[j, 3 + c]
+                    forces[j, 3 + c] = fo[3 * (j - lo) + c]
+            coupling[i, 1] = t
+            coupling[i, 2] = h
+            coupling[i, 3] += 1.0
+            stepped = True
+    if stepped and len(data[10]) > 0:
+        save_states(data)
+    alive(fns)
+    alive(handles)
+    alive(point_start)
+    alive(coupling)
+    alive(forces)
+    alive(live)
+    alive(status)
+    alive(info)
+    alive(x)
+    alive(v)
+    alive(fo)
+    alive(tt)
+    alive(data)
+    alive(frames)
+    alive(f)
+
+
+@kernel
+def moordyn_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                     signals: Array, gravity: Array, states: Array, static: bool,
+                     force: Array, torque: Array) -> None:
+    """Each fairlead's force on the body at its COG, with its moment: the static
+    catenaries (static mode, or before MoorDyn was initialised), else MoorDyn's accepted
+    forces, held or extrapolated linearly in time (module doc); NaN after a failure."""
+    point_start, offsets = data[2], data[3]
+    cat_elem, cat_point, cat_anchor, cat_par = data[4], data[5], data[6], data[7]
+    coupling, forces, scheme, status, info = data[8], data[9], data[13], data[14], data[15]
+    f = frames[0]
+    r = scratch(3)
+    F = scratch(3)
+    m = scratch(3)
+    p = scratch(3)
+    out = scratch(NB_RESULTS)
+    cinfo = scratch(3)
+    for i in range(len(coupling)):
+        if status[i] != 0:
+            for c in range(3):
+                force[i, 0, c] = math.nan
+            continue
+        if static or coupling[i, 0] == CREATED:
+            for k in range(len(cat_elem)):
+                if cat_elem[k] != i:
+                    continue
+                j = cat_point[k]
+                ok = j >= 0
+                dist = 0.0
+                if ok:
+                    rotate3(f.R[i], offsets[j], r)
+                    for c in range(3):
+                        p[c] = f.p[i, c] + r[c] - cat_anchor[k, c]
+                    dist = math.hypot(p[0], p[1])
+                    ok = solve_line(dist, p[2], cat_par[k, 0], cat_par[k, 1], cat_par[k, 2],
+                                    0.0, 0.0, 0.0, out, cinfo) == OK
+                if not ok:
+                    if status[i] == 0:
+                        status[i] = STATIC_FAILED
+                        info[i, 0] = t
+                        info[i, 1] = k
+                    for c in range(3):
+                        force[i, 0, c] = math.nan
+                    continue
+                d = dist if dist > 0 else 1.0
+                F[0] = -out[0] * p[0] / d
+                F[1] = -out[0] * p[1] / d
+                F[2] = -out[1]
+                cross3(r, F, m)
+                for c in range(3):
+                    force[i, 0, c] += F[c]
+                    torque[i, 0, c] += m[c]
+            continue
+        h = coupling[i, 2]
+        a = (t - coupling[i, 1]) / h if scheme[i] == 1 and h > 0.0 else 0.0
+        for j in range(point_start[i], point_start[i + 1]):
+            rotate3(f.R[i], offsets[j], r)
+            for c in range(3):
+                F[c] = forces[j, 3 + c] + a * (forces[j, 3 + c] - forces[j, c])
+            cross3(r, F, m)
+            for c in range(3):
+                force[i, 0, c] += F[c]
+                torque[i, 0, c] += m[c]
+    alive(point_start)
+    alive(offsets)
+    alive(cat_elem)
+    alive(cat_point)
+    alive(cat_anchor)
+    alive(cat_par)
+    alive(coupling)
+    alive(forces)
+    alive(scheme)
+    alive(status)
+    alive(info)
+    alive(data)
+    alive(frames)
+    alive(f)
+    alive(force)
+    alive(torque)
+
+
+MoorDynLines.kernels = ForceKernels(moordyn_evaluate, accept=moordyn_accept)
