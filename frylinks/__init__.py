@@ -91,6 +91,45 @@ def sweep(case: str | Path, values: Mapping[str, Any] | None = None,
     return _sweep(case, values, output, **options)
 
 
+def modes(target: System | str | Path, **options: Any) -> xr.Dataset:
+    """Natural periods, damping ratios and mode shapes of a system or case file about its
+    static equilibrium (``frylinks modes``; :func:`frylinks.analysis.modes.modes`)."""
+    from .analysis.modes import modes as _modes
+
+    return _modes(target, **options)
+
+
+def rao(target: System | str | Path, **options: Any) -> xr.Dataset:
+    """Response to unit regular waves of a system or case file (``frylinks rao``;
+    :func:`frylinks.analysis.rao.rao`)."""
+    from .analysis.rao import rao as _rao
+
+    return _rao(target, **options)
+
+
+def animate(ds: xr.Dataset, output: str | Path | None = None, **options: Any) -> Any:
+    """Animate a results Dataset into ``output`` (``.mp4``, ``.gif``), or return a
+    matplotlib animation for a notebook when ``output`` is None (``frylinks animate``).
+
+    See :func:`frylinks.animate.animate` for the options (``start``, ``end``, ``speed``,
+    ``fps``, ``camera``, ``size``).
+    """
+    from .animate import animate as _animate
+
+    return _animate(ds, output, **options)
+
+
+def export_vtk(ds: xr.Dataset, directory: str | Path, **options: Any) -> Any:
+    """Write ParaView files of a results Dataset (``frylinks export --vtk DIR``).
+
+    See :func:`frylinks.vtkexport.export_vtk` for the options (``start``, ``end``,
+    ``rate``) and what the files hold.
+    """
+    from .vtkexport import export_vtk as _export
+
+    return _export(ds, directory, **options)
+
+
 __all__ = ["Body", "CaseError", "FrylinksError", "ModelError", "Node", "PluginError",
-           "SimulationError", "System", "__version__", "hookimpl", "load_case", "run",
-           "sweep"]
+           "SimulationError", "System", "__version__", "hookimpl", "load_case", "modes",
+           "rao", "run", "sweep"]

@@ -256,13 +256,13 @@ def _outputs(model: Model, s: State, basis: Array) -> Array:
     ny = basis.shape[1]
     nb = model.nb_bodies
     per_force = np.zeros((len(model.force_names), ny))
-    for blk, (fo, to), frames in zip(model.force_blocks, ev.force_wrench, ev.force_frames,
-                                     strict=True):
-        for k, (att, fr) in enumerate(zip(blk.attachments, frames, strict=True)):
+    for fblk, (fo, to), frames in zip(model.force_blocks, ev.force_wrench, ev.force_frames,
+                                      strict=True):
+        for k, (att, fr) in enumerate(zip(fblk.attachments, frames, strict=True)):
             wrench = np.concatenate([fo[:, k], to[:, k] + cross(fr.r, fo[:, k])], axis=1)
             for e, body in enumerate(att.body):
                 if body < nb:
-                    per_force[blk.index[e]] += basis[6 * body: 6 * body + 6].T @ wrench[e]
+                    per_force[fblk.index[e]] += basis[6 * body: 6 * body + 6].T @ wrench[e]
     return np.concatenate([ev.udot.ravel(), lo["link_displacement"].ravel(),
                            lo["link_velocity"].ravel(), lo["link_spring_force"].ravel(),
                            gvel.ravel(), per_force.ravel()])

@@ -79,7 +79,7 @@ def eigenmodes(M: Array, C: Array, K: Array) -> list[Mode]:
     lam, vec = np.linalg.eig(A)
     big = max(float(np.max(np.abs(lam))), 1e-300)
     modes = []
-    real: list[tuple[complex, Array]] = []
+    real: list[tuple[float, Array]] = []
     for k in range(2 * n):
         lk = lam[k]
         if abs(lk.imag) > 1e-9 * abs(lk):
@@ -89,7 +89,7 @@ def eigenmodes(M: Array, C: Array, K: Array) -> list[Mode]:
                 modes.append(Mode(float(w), float(-lk.real / w), vec[:n, k],
                                   "unstable" if unstable else "oscillating"))
         else:
-            real.append((lk.real, vec[:n, k]))
+            real.append((float(lk.real), vec[:n, k]))
     real.sort(key=lambda p: abs(p[0]))
     for (l1, v1), (l2, _) in zip(real[::2], real[1::2], strict=True):
         if abs(l1) <= ZERO * big:
@@ -110,6 +110,11 @@ def _mac(a: Array, b: Array) -> float:
     return float(abs(np.vdot(a, b)) ** 2 / den) if den > 0 else 0.0
 
 
+def _closeness(m: Mode, previous: Mode) -> tuple[float, float]:
+    """How much ``m`` is ``previous`` again: the shape first, then the frequency."""
+    return round(_mac(m.shape, previous.shape), 3), -abs(m.omega - previous.omega)
+
+
 def solve_modes(lin: LinearModel) -> list[Mode]:
     """The modes of ``lin``; with frequency-dependent data each iterated to its own
     natural frequency (module doc)."""
@@ -128,8 +133,7 @@ def solve_modes(lin: LinearModel) -> list[Mode]:
             if not candidates:
                 break
             # the same mode: the closest shape, then the closest frequency
-            best = max(candidates, key=lambda m, c=current: (
-                round(_mac(m.shape, c.shape), 3), -abs(m.omega - c.omega)))
+            best = max(candidates, key=lambda m: _closeness(m, current))
             best.at_omega, best.iterations = current.omega, it
             done = abs(best.omega - current.omega) <= FREQUENCY_TOL * max(current.omega, 1e-12)
             current = best
