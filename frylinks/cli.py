@@ -262,7 +262,50 @@ def _parser() -> argparse.ArgumentParser:
                       help="figure file, format from its extension (default: "
                            "OUT_VAR.png beside the results file)")
     plot.set_defaults(func=_plot)
+
+    animate = sub.add_parser(
+        "animate", help="animate a results file (MP4 or GIF), offscreen",
+        description="Draw the model moving (bodies, node frames, links, force and mooring "
+                    "lines, the free surface) into an MP4 or GIF file, offscreen. Only the "
+                    "samples drawn are read: a window of a long run is quick.")
+    _window(animate)
+    animate.add_argument("-o", "--output", metavar="MOTION.mp4",
+                         help="video file, .mp4 or .gif (default: OUT.mp4 beside the "
+                              "results file)")
+    animate.add_argument("--camera", default="iso", metavar="VIEW",
+                         help="iso, front, side, top, or ELEV,AZIM[,ZOOM] in degrees "
+                              "(default: iso)")
+    animate.add_argument("--speed", type=_seconds, default=1.0, metavar="X",
+                         help="simulated seconds per second of video (default: 1)")
+    animate.add_argument("--fps", type=_count, default=20, metavar="N",
+                         help="frames per second of video (default: 20)")
+    animate.add_argument("--size", default="800x600", metavar="WxH",
+                         help="image size in pixels (default: 800x600)")
+    animate.set_defaults(func=_animate)
+
+    export = sub.add_parser(
+        "export", help="export a results file for ParaView (.pvd of .vtu files)",
+        description="Write ParaView files: a .pvd time collection of .vtu files with the "
+                    "bodies' surfaces, node frames, links, force and mooring lines and the "
+                    "free surface, coloured by velocity, elevation, tension, link power.")
+    _window(export)
+    export.add_argument("--vtk", required=True, metavar="DIR", help="folder for the files")
+    export.add_argument("--rate", type=_seconds, metavar="HZ",
+                        help="time steps per simulated second, at most (default: every "
+                             "sample)")
+    export.set_defaults(func=_export)
     return parser
+
+
+def _window(command: argparse.ArgumentParser) -> None:
+    """Arguments shared by ``animate`` and ``export``: the file, a window, a case."""
+    command.add_argument("results", metavar="OUT.nc", help="netCDF results file")
+    command.add_argument("--start", type=_time, metavar="SECONDS",
+                         help="first time drawn (default: the start)")
+    command.add_argument("--end", type=_time, metavar="SECONDS",
+                         help="last time drawn (default: the end)")
+    command.add_argument("--case", type=_index, metavar="N",
+                         help="the case of a sweep's results to draw (0, 1, ...)")
 
 
 def _number(text: str, convert: type, what: str, low: float, strict: bool) -> float:
@@ -290,6 +333,11 @@ def _time(text: str) -> float:
 def _count(text: str) -> int:
     """A whole number >= 1 (argparse type)."""
     return int(_number(text, int, "a whole number", 1, strict=False))
+
+
+def _index(text: str) -> int:
+    """A whole number >= 0 (argparse type)."""
+    return int(_number(text, int, "a whole number", 0, strict=False))
 
 
 def _sweep(args: argparse.Namespace) -> int:
@@ -497,6 +545,35 @@ def _plot(args: argparse.Namespace) -> int:
 
     print(plot(args.results, args.variable, parse_select(args.select), args.output,
                stat=args.stat, after=args.after))
+    return 0
+
+
+def _animate(args: argparse.Namespace) -> int:
+    from .animate import animate
+    from .visualise import open_results
+
+    width, sep, height = args.size.partition("x")
+    if not (sep and width.isdigit() and height.isdigit() and int(width) > 0
+            and int(height) > 0):
+        raise FrylinksError(f"--size {args.size!r}: expected WIDTHxHEIGHT in pixels, "
+                            "e.g. 800x600")
+    output = args.output or str(Path(args.results).with_suffix(".mp4"))
+    with open_results(args.results, args.case) as ds:
+        done = animate(ds, output, start=args.start, end=args.end, speed=args.speed,
+                       fps=args.fps, camera=args.camera, size=(int(width), int(height)),
+                       source=f"'{args.results}'")
+    print(f"{done['frames']} frames in {done['seconds']:.1f} s -> {done['output']}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from .visualise import open_results
+    from .vtkexport import export_vtk
+
+    with open_results(args.results, args.case) as ds:
+        done = export_vtk(ds, args.vtk, start=args.start, end=args.end, rate=args.rate,
+                          source=f"'{args.results}'")
+    print(f"{done.nb_steps} time steps in {done.seconds:.1f} s -> {done.pvd}")
     return 0
 
 

@@ -362,17 +362,26 @@ class Scene:
         self._environment = self._sea()
 
     def _size(self) -> float:
-        """A length that sets the drawing's scale: the model's extent at the start."""
-        first = np.asarray(self.ds["body_position"].isel(time=0).values, dtype=float)
-        points = [first.reshape(-1, 3)]
+        """A length that sets the drawing's scale: the model's extent at the start
+        (COGs, ground nodes, anchors of lines, the reach of each body's geometry)."""
+        first = np.asarray(self.ds["body_position"].isel(time=0).values,
+                           dtype=float).reshape(-1, 3)
+        points = [first]
         for node in self.spec["nodes"].values():
             if node["body"] == "ground":
-                points.append(np.asarray([node["position"]]))
-        for geometry in self.spec["bodies"].values():
-            if geometry and "shape" in geometry:
-                extent = max([*geometry.get("size", [0.0]), 2 * geometry.get("radius", 0.0),
-                              geometry.get("height", 0.0)])
-                points.append(np.array([[0, 0, 0], [extent, 0, 0]]) + first[0])
+                points.append(np.asarray([node["position"]], dtype=float))
+        for force in self.spec["forces"].values():
+            anchor = (force.get("params") or {}).get("anchor")
+            if isinstance(anchor, list) and len(anchor) == 3:
+                points.append(np.asarray([anchor], dtype=float))
+        for name, centre in zip(self.body_names, first, strict=False):
+            geometry = self.spec["bodies"].get(name)
+            if geometry:
+                try:
+                    reach = float(np.abs(body_mesh(geometry, 0.0).points).max())
+                except SceneError:
+                    reach = 0.0  # said when the meshes are loaded
+                points.append(centre + np.array([[-reach] * 3, [reach] * 3]))
         cloud = np.vstack(points)
         return float(max(np.ptp(cloud, axis=0).max(), 1.0))
 

@@ -1,0 +1,299 @@
+"""Animations of a results Dataset (``frylinks animate OUT.nc -o motion.mp4``).
+
+Frames are drawn with matplotlib's 3D axes on the Agg canvas: no display, GPU or system
+library is needed, so the same code runs on a laptop, a headless server and CI (the
+choice is measured in pyproject.toml). GIF files are written through Pillow, MP4 through
+the ffmpeg binary bundled in the ``imageio-ffmpeg`` wheel.
+
+What is drawn comes from :mod:`frylinks.scene`: bodies (their mesh or shape, shaded by a
+light from above, or a small sphere), node frames (x red, y green, z blue), links (grey;
+a slot along the sliding axis of a prismatic link, an axis for a revolute), force lines
+(orange) and catenary lines along their shape (black), the free surface (blue) where
+waves are defined. The simulated time is shown in the corner.
+"""
+
+from __future__ import annotations
+
+import time as clock
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .scene import Frames, Scene, SceneError
+
+if TYPE_CHECKING:
+    import xarray as xr
+    from matplotlib.figure import Figure
+
+#: Preset views: name -> (elevation, azimuth) [deg] of matplotlib's camera.
+CAMERAS: dict[str, tuple[float, float]] = {
+    "iso": (22.0, -60.0), "front": (0.0, -90.0), "side": (0.0, 0.0), "top": (90.0, -90.0)}
+BODY_COLOURS = ("#d9a441", "#8fa6bf", "#b5655b", "#7fa67a", "#9c7fb3")
+#: Frames drawn between two reads of the results (bounds memory on long windows).
+CHUNK = 50
+
+
+def parse_camera(text: str | Sequence[float]) -> tuple[float, float, float]:
+    """A camera: a preset name (:data:`CAMERAS`) or ``ELEV,AZIM[,ZOOM]`` in degrees.
+
+    Returns
+    -------
+    (elevation, azimuth, zoom)
+
+    Raises
+    ------
+    SceneError
+        For an unknown name or a malformed list.
+    """
+    if isinstance(text, str) and text in CAMERAS:
+        return (*CAMERAS[text], 1.0)
+    try:
+        values = [float(v) for v in (text.split(",") if isinstance(text, str) else text)]
+    except ValueError:
+        values = []
+    if len(values) not in (2, 3) or not np.all(np.isfinite(values)) or (
+            len(values) == 3 and values[2] <= 0):
+        raise SceneError(f"camera {text!r}: expected one of {', '.join(CAMERAS)} or "
+                         "ELEV,AZIM[,ZOOM] in degrees (zoom > 0), e.g. 20,-60,1.5")
+    return values[0], values[1], values[2] if len(values) == 3 else 1.0
+
+
+class Renderer:
+    """Draws frames of a scene on one figure (reused frame after frame).
+
+    Parameters
+    ----------
+    scene
+        The scene to draw.
+    index
+        The samples that will be drawn (they set the fixed axes' limits).
+    camera
+        A preset name or ``(elevation, azimuth, zoom)``.
+    size
+        Image size in pixels (width, height).
+    """
+
+    def __init__(self, scene: Scene, index: np.ndarray, camera: str | Sequence[float] = "iso",
+                 size: tuple[int, int] = (800, 600)) -> None:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        self.scene = scene
+        self.elev, self.azim, self.zoom = parse_camera(camera)
+        dpi = 100
+        self.figure: Figure = Figure(figsize=(size[0] / dpi, size[1] / dpi), dpi=dpi)
+        # the Agg canvas: offscreen, whatever backend pyplot would pick
+        self.canvas = FigureCanvasAgg(self.figure)
+        self.axes: Any = self.figure.add_axes((0.0, 0.0, 1.0, 0.94), projection="3d")
+        self.label = self.figure.text(0.02, 0.965, "", fontsize=12, family="monospace",
+                                      va="center")
+        title = str(scene.ds.attrs.get("title", ""))
+        self.figure.text(0.98, 0.965, title, fontsize=11, ha="right", va="center")
+        self.centre, self.half = self._bounds(index)
+
+    def _bounds(self, index: np.ndarray) -> tuple[np.ndarray, float]:
+        """A cube holding the model over the window: every body's COG at the drawn
+        samples (read once, small), its mesh's reach, and the first frame's lines."""
+        pos = np.asarray(self.scene.ds["body_position"].isel(time=index).values,
+                         dtype=float).reshape(-1, 3)
+        reach = max((float(np.linalg.norm(m.points, axis=1).max())
+                     for m in self.scene.meshes.values()), default=0.0)
+        first = self.scene.frames(index[:1])
+        cloud = [pos - reach, pos + reach, *(v[0] for v in first.nodes.values()),
+                 *(v[0] for v in first.links.values()), *(v[0] for v in first.forces.values())]
+        points = np.vstack(cloud)
+        lo, hi = points.min(axis=0), points.max(axis=0)
+        centre = (lo + hi) / 2.0
+        half = 0.55 * float(max(np.max(hi - lo), 1e-3)) / self.zoom
+        return centre, half
+
+    def draw(self, frames: Frames, k: int) -> None:
+        """Draw step ``k`` of ``frames`` on the figure."""
+        from mpl_toolkits.mplot3d.art3d import Line3DCollection, Poly3DCollection
+
+        ax = self.axes
+        ax.cla()
+        ax.view_init(elev=self.elev, azim=self.azim)
+        for lim, c in zip((ax.set_xlim, ax.set_ylim, ax.set_zlim), self.centre, strict=True):
+            lim(c - self.half, c + self.half)
+        ax.set_box_aspect((1, 1, 1))
+        ax.set_xlabel("x [m]")
+        ax.set_ylabel("y [m]")
+        ax.set_zlabel("z [m]")
+        if frames.surface is not None:
+            assert frames.surface_x is not None and frames.surface_y is not None
+            gx, gy = np.meshgrid(frames.surface_x, frames.surface_y)
+            inside = self._inside(gx, gy)
+            ax.plot_surface(np.where(inside, gx, np.nan), np.where(inside, gy, np.nan),
+                            frames.surface[k], color="#4f8fd6", alpha=0.35, linewidth=0,
+                            shade=False, rstride=1, cstride=1)
+        light = np.array([0.3, -0.4, 0.87])
+        for i, (name, points) in enumerate(frames.bodies.items()):
+            polygons = points[k][frames.faces[name]]
+            normal = np.cross(polygons[:, 2] - polygons[:, 0], polygons[:, 3] - polygons[:, 1])
+            normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
+            base = np.array(_rgb(BODY_COLOURS[i % len(BODY_COLOURS)]))
+            shade = 0.45 + 0.55 * np.abs(normal @ light)
+            colours = np.clip(base[None, :] * shade[:, None], 0.0, 1.0)
+            ax.add_collection3d(Poly3DCollection(polygons, facecolors=colours,
+                                                 edgecolors=colours * 0.8, linewidths=0.2))
+        arms = [np.stack([frames.nodes[path.split(".")[0]][k], origin[k]])
+                for path, origin in frames.nodes.items()
+                if "." in path and path.split(".")[0] in frames.bodies]
+        if arms:  # a node is fixed on its body: a thin arm from the COG shows which
+            ax.add_collection3d(Line3DCollection(arms, colors="#999999", linewidths=0.8,
+                                                 linestyles="dashed"))
+        reach = 0.05 * frames.size
+        for path, origin in frames.nodes.items():
+            axes = frames.node_axes[path][k]
+            for j, colour in enumerate(("#d62728", "#2ca02c", "#1f77b4")):
+                tip = origin[k] + reach * axes[:, j]
+                ax.plot(*np.column_stack([origin[k], tip]), color=colour, linewidth=1.2)
+        if frames.links:
+            ax.add_collection3d(Line3DCollection([line[k] for line in frames.links.values()],
+                                                 colors="#555555", linewidths=3.0))
+        for name, line in frames.forces.items():
+            catenary = line.shape[1] > 2
+            ax.plot(*line[k].T, color="#222222" if catenary else "#ff7f0e",
+                    linewidth=1.5, label=name)
+        self.label.set_text(f"t = {frames.time[k]:9.2f} s")
+
+    def _inside(self, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+        c, h = self.centre, self.half
+        return (np.abs(gx - c[0]) <= h) & (np.abs(gy - c[1]) <= h)
+
+    def image(self) -> np.ndarray:
+        """The figure as an RGB array (height, width, 3)."""
+        self.canvas.draw()
+        return np.asarray(self.canvas.buffer_rgba())[..., :3].copy()
+
+    def render(self, index: np.ndarray) -> Iterator[np.ndarray]:
+        """Images of the samples ``index``, read from the results a chunk at a time."""
+        for first in range(0, len(index), CHUNK):
+            frames = self.scene.frames(index[first:first + CHUNK])
+            for k in range(len(frames.time)):
+                self.draw(frames, k)
+                yield self.image()
+
+
+def frame_times(scene: Scene, start: float | None, end: float | None, speed: float,
+                fps: float) -> np.ndarray:
+    """Sample index of each video frame: frames ``speed / fps`` seconds of simulated
+    time apart in ``[start, end]``, each showing the nearest earlier-or-equal sample."""
+    if speed <= 0 or fps <= 0:
+        raise SceneError(f"--speed and --fps must be > 0, got {speed:g} and {fps:g}")
+    window = scene.times(start, end)
+    t = np.asarray(scene.ds["time"].values, dtype=float)
+    wanted = np.arange(t[window[0]], t[window[-1]] + 1e-9, speed / fps)
+    picked = np.searchsorted(t, wanted + 1e-9) - 1
+    return np.clip(picked, window[0], window[-1])
+
+
+def frame_images(ds: xr.Dataset, times: Sequence[float], *,
+                 camera: str | Sequence[float] = "iso", size: tuple[int, int] = (800, 600),
+                 source: str = "the results") -> list[np.ndarray]:
+    """Pictures of the model at the samples nearest ``times`` [s], as RGB arrays (h, w,
+    3), all with the same view (for a notebook, docs, or comparing two instants)."""
+    scene = Scene(ds, source)
+    t = np.asarray(ds["time"].values, dtype=float)
+    index = np.array([int(np.argmin(np.abs(t - time))) for time in times])
+    renderer = Renderer(scene, index, camera, size)
+    return list(renderer.render(index))
+
+
+def animate(ds: xr.Dataset, output: str | Path | None = None, *, start: float | None = None,
+            end: float | None = None, speed: float = 1.0, fps: int = 20,
+            camera: str | Sequence[float] = "iso", size: tuple[int, int] = (800, 600),
+            source: str = "the results") -> Any:
+    """Animate a results Dataset: a file (``.mp4``, ``.gif``), or in a notebook.
+
+    Parameters
+    ----------
+    ds
+        Results of one run (select one case of a sweep first); open it lazily
+        (``xr.open_dataset``) and only the drawn samples are read.
+    output
+        ``.mp4`` or ``.gif`` file; None returns a matplotlib ``FuncAnimation`` for a
+        notebook (``IPython.display.HTML(anim.to_jshtml())``).
+    start, end
+        Window of simulated time [s] (default: the whole run).
+    speed
+        Simulated seconds per second of video.
+    fps
+        Frames per second of video.
+    camera
+        A preset (:data:`CAMERAS`: iso, front, side, top) or ``(elevation, azimuth[,
+        zoom])`` [deg].
+    size
+        Width and height [pixels].
+    source
+        Name of the results file, for messages.
+
+    Returns
+    -------
+    dict or matplotlib.animation.FuncAnimation
+        With a file: ``{"output": path, "frames": n, "seconds": wall time}``.
+
+    Raises
+    ------
+    SceneError
+        For a bad window, camera or file type, or results that cannot be drawn.
+    """
+    begin = clock.perf_counter()
+    scene = Scene(ds, source)
+    index = frame_times(scene, start, end, speed, fps)
+    renderer = Renderer(scene, index, camera, size)
+    if output is None:
+        from matplotlib.animation import FuncAnimation
+
+        chunk: dict[str, Any] = {}
+
+        def update(i: int) -> list[Any]:
+            first = (i // CHUNK) * CHUNK
+            if chunk.get("first") != first:
+                chunk.update(first=first, frames=scene.frames(index[first:first + CHUNK]))
+            renderer.draw(chunk["frames"], i - first)
+            return []
+
+        return FuncAnimation(renderer.figure, update, frames=len(index),
+                             interval=1000.0 / fps)
+    path = Path(output)
+    suffix = path.suffix.lower()
+    if suffix not in (".mp4", ".gif"):
+        raise SceneError(f"animation file '{path}': expected a .mp4 or .gif name")
+    writer = _writer(suffix, fps)
+    try:
+        with writer.saving(renderer.figure, str(path), dpi=renderer.figure.dpi):
+            for first in range(0, len(index), CHUNK):
+                frames = scene.frames(index[first:first + CHUNK])
+                for k in range(len(frames.time)):
+                    renderer.draw(frames, k)
+                    writer.grab_frame()
+    except OSError as exc:
+        raise SceneError(f"cannot write '{path}': {exc.strerror or exc}") from None
+    return {"output": path, "frames": len(index), "seconds": clock.perf_counter() - begin}
+
+
+def _writer(suffix: str, fps: int) -> Any:
+    import matplotlib
+    from matplotlib import animation
+
+    if suffix == ".gif":
+        return animation.PillowWriter(fps=fps)
+    import imageio_ffmpeg
+
+    # the binary in the imageio-ffmpeg wheel: no system ffmpeg needed
+    matplotlib.rcParams["animation.ffmpeg_path"] = imageio_ffmpeg.get_ffmpeg_exe()
+    return animation.FFMpegWriter(fps=fps, codec="libx264",
+                                  extra_args=["-pix_fmt", "yuv420p"])
+
+
+def _rgb(colour: str) -> tuple[float, float, float]:
+    from matplotlib.colors import to_rgb
+
+    return to_rgb(colour)
+
+
+__all__ = ["CAMERAS", "Renderer", "animate", "frame_images", "frame_times", "parse_camera"]

@@ -1,0 +1,71 @@
+"""Animation frames, drawn offscreen and checked for what they must show."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from frylinks.animate import animate, frame_images, parse_camera
+from frylinks.scene import SceneError
+from tests.visual import moving_box
+
+SIZE = (400, 300)
+
+
+def body_pixels(image: np.ndarray) -> np.ndarray:
+    """Pixels of the box (its shaded gold: red well above blue), as (row, column)."""
+    rgb = image.astype(int)
+    return np.argwhere((rgb[..., 0] - rgb[..., 2] > 60) & (rgb[..., 1] > 60))
+
+
+def test_body_moves_with_its_position() -> None:
+    ds = moving_box()
+    # looking along +y (front): world x runs to the right of the image
+    first, later = frame_images(ds, [0.0, 2.0], camera="front", size=SIZE)
+    a, b = body_pixels(first), body_pixels(later)
+    assert len(a) > 200 and len(b) > 200, "the box is drawn"
+    shift = b[:, 1].mean() - a[:, 1].mean()
+    # the box (2 m wide) moved 6 m along +x: its pixels move right by about 3 widths
+    width = np.ptp(a[:, 1])
+    assert 2.0 * width < shift < 4.0 * width
+    assert abs(b[:, 0].mean() - a[:, 0].mean()) < 0.2 * width, "no vertical drift"
+
+
+def test_not_blank_and_time_label_changes() -> None:
+    ds = moving_box()
+    first, later = frame_images(ds, [0.0, 2.0], size=SIZE)
+    assert len(np.unique(first.reshape(-1, 3), axis=0)) > 50
+    assert (first < 200).any(axis=-1).mean() > 0.02, "something drawn on the white"
+    label = (slice(0, 20), slice(0, 160))  # the "t = ... s" corner
+    assert (first[label] < 128).any(), "the time label is drawn"
+    assert not np.array_equal(first[label], later[label]), "the time label changes"
+
+
+def test_gif_frames(tmp_path: Path) -> None:
+    done = animate(moving_box(), tmp_path / "box.gif", start=1.0, end=3.0, speed=2.0,
+                   fps=4, size=SIZE)
+    # 2 s of simulated time at 2 s per second of video, 4 frames a second: 0, 0.5, ... 2
+    assert done["frames"] == 5
+    with Image.open(done["output"]) as gif:
+        assert gif.n_frames == 5
+        gif.seek(4)
+        assert len(body_pixels(np.asarray(gif.convert("RGB")))) > 100
+
+
+def test_mp4(tmp_path: Path) -> None:
+    done = animate(moving_box(), tmp_path / "box.mp4", end=1.0, fps=4, size=SIZE)
+    assert done["frames"] == 5
+    assert done["output"].stat().st_size > 1000
+
+
+def test_bad_input(tmp_path: Path) -> None:
+    with pytest.raises(SceneError, match="camera 'under'"):
+        parse_camera("under")
+    assert parse_camera("10,-45,2") == (10.0, -45.0, 2.0)
+    with pytest.raises(SceneError, match=r"expected a \.mp4 or \.gif"):
+        animate(moving_box(), tmp_path / "box.avi", end=0.5)
+    with pytest.raises(SceneError, match="has no variable 'body_orientation'"):
+        animate(moving_box().drop_vars("body_orientation"), tmp_path / "x.gif")

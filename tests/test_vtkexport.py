@@ -1,0 +1,64 @@
+"""ParaView export: the files read back with meshio hold the poses, steps and arrays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import meshio
+import numpy as np
+import pytest
+
+from frylinks.rotations import quat_to_matrix
+from frylinks.scene import SceneError, shape_mesh
+from frylinks.vtkexport import KIND, export_vtk, read_pvd
+from tests.visual import BOX, SPEED, SPIN, moving_box
+
+
+def test_steps_points_and_arrays(tmp_path: Path) -> None:
+    ds = moving_box()
+    done = export_vtk(ds, tmp_path / "vtk", rate=1.0)
+    steps = read_pvd(done.pvd)
+    # 0 to 5 s at most one step per second: 6 of the 11 samples
+    assert done.nb_steps == len(steps) == 6
+    assert [t for t, _ in steps] == pytest.approx([0.0, 1.0, 2.0, 3.0, 4.0, 5.0])
+    corners = shape_mesh({"shape": "box", "size": BOX}).points
+    for t, file in steps:
+        mesh = meshio.read(file)
+        quads = next(c for c in mesh.cells if c.type == "quad")
+        kind = mesh.cell_data["kind"][0]
+        body_points = np.unique(quads.data[kind == KIND["body"]])
+        rot = quat_to_matrix(np.array([np.cos(SPIN * t / 2), 0, 0, np.sin(SPIN * t / 2)]))
+        expected = corners @ rot.T + [SPEED * t, 0.0, 0.0]
+        np.testing.assert_allclose(mesh.points[body_points], expected, atol=1e-5)
+        # rigid-body velocity v + omega x r at each corner
+        velocity = mesh.point_data["velocity [m s-1]"][body_points]
+        arm = expected - [SPEED * t, 0.0, 0.0]
+        expected_velocity = np.array([SPEED, 0, 0]) + np.cross([0, 0, SPIN], arm)
+        np.testing.assert_allclose(velocity, expected_velocity, atol=1e-5)
+        lines = mesh.cell_data["link power [W]"][1]
+        assert np.nanmax(lines) == pytest.approx(5.0)
+    names = set(meshio.read(steps[0][1]).cell_data) | set(meshio.read(steps[0][1]).point_data)
+    assert {"velocity [m s-1]", "elevation [m]", "tension [N]", "link power [W]",
+            "kind", "body"} <= names
+
+
+def test_window(tmp_path: Path) -> None:
+    done = export_vtk(moving_box(), tmp_path, start=2.0, end=3.0)
+    assert [t for t, _ in read_pvd(done.pvd)] == pytest.approx([2.0, 2.5, 3.0])
+    with pytest.raises(SceneError, match=r"no samples in \[9, 10\] s"):
+        export_vtk(moving_box(), tmp_path, start=9.0, end=10.0)
+
+
+def test_missing_mesh_named(tmp_path: Path) -> None:
+    ds = moving_box()
+    ds.attrs["scene"] = ds.attrs["scene"].replace(
+        '"shape": "box"', f'"mesh": "{tmp_path / "gone.stl"}"')
+    with pytest.raises(SceneError, match=r"bodies\.box\.geometry\.mesh: mesh file '.*gone"
+                                         r"\.stl' not found"):
+        export_vtk(ds, tmp_path, source="'out.nc'")
+
+
+def test_not_results(tmp_path: Path) -> None:
+    ds = moving_box().drop_vars("body_position")
+    with pytest.raises(SceneError, match=r"'out\.nc' has no variable 'body_position'"):
+        export_vtk(ds, tmp_path, source="'out.nc'")
