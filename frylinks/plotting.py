@@ -145,6 +145,12 @@ def plot(path: str | Path, variable: str, select: Selection | None = None,
     _checked_after(after)
     # read and draw while the file is open (only the selected values are read), then
     # close it before saving, so a run still writing it is held up as little as possible
+    from .analysis.plots import analysis_figure, analysis_kind
+
+    kind = analysis_kind(path)
+    if kind is not None:  # a linear analysis' file: against the wave period
+        save(analysis_figure(path, kind, variable, dict(select or {})), out)
+        return out
     with open_results(path) as ds:
         fig = make_figure(ds, variable, select, stat=stat, after=after)
     save(fig, out)

@@ -82,3 +82,15 @@ def test_undamped_pendulum_python_api() -> None:
     # no waves act on a pendulum: its RAOs are zero
     r = rao(system, periods=[2.0, 4.0])
     assert float(r["body_rao_amplitude"].max()) == 0.0
+
+
+def test_plot_of_an_rao_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r.nc"
+    assert main(["rao", str(ROOT / "cases" / "point_absorber.yaml"), "--periods", "4:12:6",
+                 "-o", str(out)]) == 0
+    fig = tmp_path / "rao.png"
+    assert main(["plot", str(out), "body_rao_amplitude", "--select", "dof=tz",
+                 "-o", str(fig)]) == 0
+    assert fig.stat().st_size > 0
+    assert main(["plot", str(out), "body_rao_amplitude", "--select", "dof=zz"]) == 2
+    assert "dof=zz" in capsys.readouterr().err
