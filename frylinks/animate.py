@@ -86,7 +86,11 @@ class Renderer:
         self.figure: Figure = Figure(figsize=(size[0] / dpi, size[1] / dpi), dpi=dpi)
         # the Agg canvas: offscreen, whatever backend pyplot would pick
         self.canvas = FigureCanvasAgg(self.figure)
-        self.axes: Any = self.figure.add_axes((0.0, 0.0, 1.0, 0.94), projection="3d")
+        self.axes: Any = self.figure.add_axes((0.0, 0.0, 1.0, 0.94), projection="3d",
+                                           # drawn in the order added: bodies, then the
+                                           # sea over them, then links and lines on top
+                                           # (a link inside a hull stays visible)
+                                           computed_zorder=False)
         self.label = self.figure.text(0.02, 0.965, "", fontsize=12, family="monospace",
                                       va="center")
         title = str(scene.ds.attrs.get("title", ""))
@@ -122,13 +126,6 @@ class Renderer:
         ax.set_xlabel("x [m]")
         ax.set_ylabel("y [m]")
         ax.set_zlabel("z [m]")
-        if frames.surface is not None:
-            assert frames.surface_x is not None and frames.surface_y is not None
-            gx, gy = np.meshgrid(frames.surface_x, frames.surface_y)
-            inside = self._inside(gx, gy)
-            ax.plot_surface(np.where(inside, gx, np.nan), np.where(inside, gy, np.nan),
-                            frames.surface[k], color="#4f8fd6", alpha=0.35, linewidth=0,
-                            shade=False, rstride=1, cstride=1)
         light = np.array([0.3, -0.4, 0.87])
         for i, (name, points) in enumerate(frames.bodies.items()):
             polygons = points[k][frames.faces[name]]
@@ -139,13 +136,20 @@ class Renderer:
             colours = np.clip(base[None, :] * shade[:, None], 0.0, 1.0)
             ax.add_collection3d(Poly3DCollection(polygons, facecolors=colours,
                                                  edgecolors=colours * 0.8, linewidths=0.2))
+        if frames.surface is not None:
+            assert frames.surface_x is not None and frames.surface_y is not None
+            gx, gy = np.meshgrid(frames.surface_x, frames.surface_y)
+            inside = self._inside(gx, gy)
+            ax.plot_surface(np.where(inside, gx, np.nan), np.where(inside, gy, np.nan),
+                            frames.surface[k], color="#4f8fd6", alpha=0.35, linewidth=0,
+                            shade=False, rstride=1, cstride=1)
         arms = [np.stack([frames.nodes[path.split(".")[0]][k], origin[k]])
                 for path, origin in frames.nodes.items()
                 if "." in path and path.split(".")[0] in frames.bodies]
         if arms:  # a node is fixed on its body: a thin arm from the COG shows which
             ax.add_collection3d(Line3DCollection(arms, colors="#999999", linewidths=0.8,
                                                  linestyles="dashed"))
-        reach = 0.05 * frames.size
+        reach = frames.axis_length
         for path, origin in frames.nodes.items():
             axes = frames.node_axes[path][k]
             for j, colour in enumerate(("#d62728", "#2ca02c", "#1f77b4")):

@@ -323,6 +323,7 @@ class Frames:
     surface_x: Array | None = None
     surface_y: Array | None = None
     size: float = 1.0
+    axis_length: float = 0.05
 
 
 class Scene:
@@ -360,6 +361,11 @@ class Scene:
             except SceneError as exc:
                 raise SceneError(f"{source}: bodies.{name}.geometry.mesh: {exc}") from None
         self._environment = self._sea()
+        # node frames: long enough to see, not longer than the hulls they sit on
+        reaches = [float(np.abs(body_mesh(self.spec["bodies"][n], 0.0).points).max())
+                   for n in self.body_names if self.spec["bodies"].get(n)]
+        self.axis_length = min(0.05 * self.size, 0.6 * max(reaches)) if reaches \
+            else 0.05 * self.size
 
     def _size(self) -> float:
         """A length that sets the drawing's scale: the model's extent at the start
@@ -434,7 +440,8 @@ class Scene:
     def frames(self, index: Array) -> Frames:
         """World geometry at the samples ``index`` (reads only those)."""
         ds = self.ds.isel(time=np.asarray(index))
-        out = Frames(np.asarray(ds["time"].values, dtype=float), size=self.size)
+        out = Frames(np.asarray(ds["time"].values, dtype=float), size=self.size,
+                     axis_length=self.axis_length)
         nt = len(out.time)
         pos = np.asarray(ds["body_position"].values, dtype=float).reshape(nt, -1, 3)
         rot = quat_to_matrix(np.asarray(ds["body_orientation"].values,
@@ -495,9 +502,10 @@ class Scene:
         names = [str(n) for n in np.atleast_1d(ds["force"].values)] if "force" in ds.dims \
             else []
         for name, force in self.spec["forces"].items():
+            params = force.get("params") or {}
             if force["type"] == "catenary_line":
                 line, tension = self._catenary(ds, out, name, force)
-            elif len(force["nodes"]) >= 2:
+            elif "master" in params and "slave" in params and len(force["nodes"]) >= 2:
                 a, _ = self._node(out, force["nodes"][0])
                 b, _ = self._node(out, force["nodes"][1])
                 line = np.stack([a, b], axis=1)
@@ -512,6 +520,39 @@ class Scene:
                 continue
             out.forces[name] = line
             out.force_tension[name] = tension
+        self._node_lines(ds, out)
+
+    def _node_lines(self, ds: xr.Dataset, out: Frames) -> None:
+        """Lines whose nodes' positions a plugin writes: a variable ``<prefix>_node_
+        position`` over (time, ..., node, xyz), one polyline per index of its other
+        dimensions, NaN padding left out (MoorDyn's lines); coloured by
+        ``<prefix>_fairlead_tension`` over (time, ...) when the results hold it."""
+        nt = len(out.time)
+        for var in ds.data_vars:
+            name = str(var)
+            dims = ds[var].dims
+            if not name.endswith("_node_position") or len(dims) < 3 or dims[-1] != "xyz" \
+                    or dims[0] != "time":
+                continue
+            prefix = name.removesuffix("_node_position")
+            values = np.asarray(ds[var].values, dtype=float)
+            lead = values.shape[1:-2]
+            lines = values.reshape(nt, -1, values.shape[-2], 3)
+            tension = None
+            if f"{prefix}_fairlead_tension" in ds and ds[f"{prefix}_fairlead_tension"].dims \
+                    == dims[:-2]:
+                tension = np.asarray(ds[f"{prefix}_fairlead_tension"].values,
+                                     dtype=float).reshape(nt, -1)
+            for j, index in enumerate(np.ndindex(*lead)):
+                line = lines[:, j]
+                kept = ~np.isnan(line).any(axis=(0, 2))  # a node padded at every time
+                if kept.sum() < 2:
+                    continue
+                labels = [str(ds[d].values[i]) if d in ds.coords else str(i)
+                          for d, i in zip(dims[1:-2], index, strict=True)]
+                key = f"{prefix} line {'/'.join(labels)}"
+                out.forces[key] = line[:, kept]
+                out.force_tension[key] = None if tension is None else tension[:, j]
 
     def _catenary(self, ds: xr.Dataset, out: Frames, name: str, force: Mapping[str, Any]
                   ) -> tuple[Array, Array | None]:

@@ -33,8 +33,6 @@ if TYPE_CHECKING:
 #: Steps computed together (bounds memory: a 10 000-point scene holds 24 MB of them).
 CHUNK = 100
 KIND = {"body": 0, "node": 1, "link": 2, "force": 3, "surface": 4}
-#: Length of a node frame's axes, as a fraction of the scene's size.
-AXIS_FRACTION = 0.05
 
 
 @dataclass
@@ -133,7 +131,7 @@ class _Layout:
             pts[:, n:n + m] = frames.bodies[name]
             vel[:, n:n + m] = frames.body_velocity[name]
             n += m
-        reach = AXIS_FRACTION * frames.size
+        reach = frames.axis_length
         for name in self.node_names:
             origin = frames.nodes[name]
             pts[:, n] = origin

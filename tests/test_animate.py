@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +16,11 @@ from frylinks.scene import SceneError
 from tests.visual import moving_box
 
 SIZE = (400, 300)
+
+
+def frylinks_cmd(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "frylinks", *args], capture_output=True,
+                          text=True, timeout=300)
 
 
 def body_pixels(image: np.ndarray) -> np.ndarray:
@@ -69,3 +77,67 @@ def test_bad_input(tmp_path: Path) -> None:
         animate(moving_box(), tmp_path / "box.avi", end=0.5)
     with pytest.raises(SceneError, match="has no variable 'body_orientation'"):
         animate(moving_box().drop_vars("body_orientation"), tmp_path / "x.gif")
+
+
+GEOMETRY_CASE = """\
+frylinks: 1
+name: box-pendulum
+ground:
+  nodes:
+    pivot: {orientation: {axis: [1, 0, 0], angle_deg: 90}}
+bodies:
+  bob:
+    mass: 1.0
+    inertia: [1.0e-3, 1.0e-3, 1.0e-3]
+    position: [0.6, 0, -0.8]
+    geometry: GEOMETRY
+    nodes:
+      hinge: {position: [-0.6, 0, 0.8], orientation: {axis: [1, 0, 0], angle_deg: 90}}
+links:
+  hinge: {type: revolute, master: ground.pivot, slave: bob.hinge}
+solver: {t_end: 0.2, dt: 0.01}
+output: {every: 5}
+"""
+
+
+def test_command_line(tmp_path: Path) -> None:
+    case = tmp_path / "case.yaml"
+    case.write_text(GEOMETRY_CASE.replace("GEOMETRY", "{shape: sphere, radius: 0.1}"))
+    out = tmp_path / "out.nc"
+    assert frylinks_cmd("run", str(case), "-o", str(out)).returncode == 0
+    done = frylinks_cmd("animate", str(out), "-o", str(tmp_path / "m.gif"), "--fps", "10",
+                        "--camera", "front", "--size", "320x240")
+    assert done.returncode == 0, done.stderr
+    assert "3 frames" in done.stdout  # 0, 0.1, 0.2 s
+    done = frylinks_cmd("export", str(out), "--vtk", str(tmp_path / "vtk"))
+    assert done.returncode == 0, done.stderr
+    assert "5 time steps" in done.stdout
+    assert (tmp_path / "vtk" / "box-pendulum.pvd").is_file()
+
+
+@pytest.mark.parametrize(("geometry", "expected"), [
+    ("{mesh: hull.stl}", r"case\.yaml.*bodies\.bob\.geometry\.mesh.*mesh file '.*hull\.stl' "
+                         "not found"),
+    ("{shape: cone, radius: 1}", r"bodies\.bob\.geometry\.shape.*unknown shape 'cone'; "
+                                 "known: box, cylinder, sphere"),
+    ("{shape: box}", r"bodies\.bob\.geometry\.size.*a box needs 'size'"),
+])
+def test_bad_geometry_named(tmp_path: Path, geometry: str, expected: str) -> None:
+    case = tmp_path / "case.yaml"
+    case.write_text(GEOMETRY_CASE.replace("GEOMETRY", geometry))
+    done = frylinks_cmd("check", str(case))
+    assert done.returncode == 2
+    assert re.search(expected, done.stderr), done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_command_line_errors(tmp_path: Path) -> None:
+    done = frylinks_cmd("export", str(tmp_path / "none.nc"), "--vtk", str(tmp_path))
+    assert done.returncode == 2
+    assert "results file" in done.stderr and "none.nc' not found" in done.stderr
+    box = tmp_path / "box.nc"
+    moving_box().to_netcdf(box)
+    done = frylinks_cmd("animate", str(box), "--case", "1")
+    assert done.returncode == 2 and "is a single run, not a sweep" in done.stderr
+    done = frylinks_cmd("animate", str(box), "--camera", "sideways")
+    assert done.returncode == 2 and "camera 'sideways'" in done.stderr
