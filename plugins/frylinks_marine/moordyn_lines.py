@@ -8,15 +8,17 @@ MoorDyn's C library (the ``moordyn`` wheel, 2.7) integrates the lines with its o
 step ``dtM`` between frylinks' steps.
 
 **Coupling.** Once per accepted frylinks step, in the type's ``accept`` kernel: at the
-accepted state at ``t_{n+1}`` MoorDyn is advanced from ``t_n`` to ``t_{n+1}`` with the
-fairleads moving along the straight path from their positions at ``t_n`` to those at
-``t_{n+1}`` (MoorDyn's coupled points move as ``x + xd (t - t_n)``: ``x`` the positions at
-``t_n``, ``xd`` the secant velocity), so the lines see a continuous fairlead motion through
-every accepted state and return the fairlead forces at ``t_{n+1}``. Over the next step the
-body feels those forces either held (``coupling: hold``, WEC-Sim's scheme, first order) or
-extrapolated linearly from the last two (``coupling: extrapolate``, the default, second
-order). The force depends on no stage or Newton iterate, so rk4 and generalized-alpha see
-an explicit force; docs/marine.md gives the measured orders and costs.
+accepted state at ``t_{n+1}`` MoorDyn is advanced from ``t_n`` to ``t_{n+1}``, one MoorDyn
+call per ``dtM``, its coupled points moving straight between points of the cubic Hermite
+path through the fairleads' accepted positions and velocities at ``t_n`` and ``t_{n+1}``
+(MoorDyn moves a coupled point at a constant velocity over a call), so the lines see a
+smooth fairlead motion through every accepted state and return the fairlead forces at
+``t_{n+1}``. Over the next step the body feels those forces either held (``coupling:
+hold``, WEC-Sim's scheme) or extrapolated linearly from the last two accepted steps
+(``coupling: extrapolate``, the default). The force depends on no stage or Newton
+iterate, so rk4 and generalized-alpha see an explicit force. Measured (halving dt, taut
+lines): first order with either scheme, the extrapolation about 15 % more accurate;
+docs/marine.md gives the numbers and the costs.
 
 **Compiled.** The kernels call MoorDyn's C API (``MoorDyn_Step``, ``MoorDyn_Init``,
 ``MoorDyn_Serialize``, ``MoorDyn_Deserialize``) through function addresses and the system
@@ -587,8 +589,10 @@ class MoorDynLines(ForceType):
         self.offsets = np.zeros((m, 3))
         #: per element ``[stage, t_prev, h_prev, accepted steps]`` (memory)
         self.coupling = np.zeros((n, 4))
-        #: per coupled point ``[F_prev (3), F_now (3), x_prev (3)]`` [N, N, m] (memory)
-        self.fairlead_forces = np.zeros((m, 9))
+        #: per coupled point ``[F_prev (3), F_now (3), x_prev (3), v_prev (3)]`` [N, N, m,
+        #: m s-1] (memory): the forces of the last two accepted steps, the fairlead's
+        #: position and velocity at the last
+        self.fairlead_forces = np.zeros((m, 12))
         self.handles = np.zeros(n, dtype=np.int64)
         self.status = np.zeros(n, dtype=np.int64)
         self.failure_info = np.zeros((n, 3))
@@ -801,7 +805,19 @@ class MoorDynLines(ForceType):
                 self.cat_anchor, self.cat_par, self.coupling, self.fairlead_forces, state,
                 state_start, self.live, self.scheme, self.status, self.failure_info,
                 np.zeros(3 * m), np.zeros(3 * m), np.zeros(3 * m), np.zeros(2),
-                np.zeros(max(words, 1), dtype=np.int64), np.zeros(1, dtype=np.int64))
+                np.zeros(max(words, 1), dtype=np.int64), np.zeros(1, dtype=np.int64),
+                self._dtm(), np.zeros(3 * m), np.zeros(3 * m))
+
+    def _dtm(self) -> Array:
+        """MoorDyn's time step dtM of each element (its file's option; 0: unknown, one
+        MoorDyn call per frylinks step)."""
+        out = []
+        for s in self.systems:
+            try:
+                out.append(float(s.input.options.get("dtm", "0")))
+            except ValueError:
+                out.append(0.0)
+        return np.array(out, dtype=float)
 
     def kernel_data(self) -> tuple[Any, ...]:
         words = max((s.words for s in self.systems), default=0)
@@ -977,6 +993,16 @@ def load_state(data: tuple[Any, ...], i: int) -> int:
 
 
 @kernel
+def hermite(x0: float, v0: float, x1: float, v1: float, h: float, s: float) -> float:
+    """The cubic through ``x0`` with rate ``v0`` at ``s = 0`` and ``x1``, ``v1`` at
+    ``s = 1`` (time ``h`` later), at ``s``."""
+    s2 = s * s
+    s3 = s2 * s
+    return ((2 * s3 - 3 * s2 + 1) * x0 + (s3 - 2 * s2 + s) * h * v0
+            + (3 * s2 - 2 * s3) * x1 + (s3 - s2) * h * v1)
+
+
+@kernel
 def _fail(status: Array, info: Array, i: int, code: int, t: float, where: int) -> None:
     """Record element ``i``'s first failure: its code, the time and the C function."""
     if status[i] == 0:
@@ -999,6 +1025,9 @@ def moordyn_start(data: tuple[Any, ...], f: NodeFrames, t: float) -> None:
             continue
         fairlead_kinematics(data, f, i, x, v)
         lo = point_start[i]
+        for j in range(lo, point_start[i + 1]):
+            for c in range(3):
+                forces[j, 9 + c] = v[3 * (j - lo) + c]
         same = coupling[i, 0] == PREPARED
         for j in range(lo, point_start[i + 1]):
             for c in range(3):
@@ -1048,6 +1077,7 @@ def moordyn_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: flo
     fns, handles, point_start, coupling, forces = data[0], data[1], data[2], data[8], data[9]
     live, status, info, x, v, fo, tt = (data[12], data[14], data[15], data[16], data[17],
                                         data[18], data[19])
+    dtm, x1, v1 = data[22], data[23], data[24]
     f = frames[0]
     started = True
     for i in range(len(handles)):
@@ -1065,31 +1095,44 @@ def moordyn_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: flo
                 if rc != 0:
                     _fail(status, info, i, rc, t, STEP)
                     continue
-            fairlead_kinematics(data, f, i, x, v)
+            fairlead_kinematics(data, f, i, x1, v1)
             lo = point_start[i]
-            for j in range(lo, point_start[i + 1]):
-                for c in range(3):
-                    k = 3 * (j - lo) + c
-                    v[k] = (x[k] - forces[j, 6 + c]) / h
-                    fo[k] = x[k]
-                    x[k] = forces[j, 6 + c]
-            for j in range(lo, point_start[i + 1]):
-                for c in range(3):
-                    forces[j, 6 + c] = fo[3 * (j - lo) + c]
-            tt[0] = coupling[i, 1]
-            tt[1] = h
-            rc = c_call(fns[STEP], (handles[i], x.ctypes.data, v.ctypes.data, fo.ctypes.data,
-                                    tt.ctypes.data, tt.ctypes.data + 8))
+            nb = 3 * (point_start[i + 1] - lo)
+            # one MoorDyn call per dtM, the fairleads moving straight between the points
+            # of the cubic Hermite path through the accepted positions and velocities
+            # (MoorDyn moves a coupled point at a constant velocity over a call)
+            calls = 1 if not dtm[i] > 0.0 else max(1, math.ceil(h / dtm[i] - 1e-9))
+            tau = h / calls
+            rc = 0
+            for k in range(calls):
+                for j in range(lo, point_start[i + 1]):
+                    for c in range(3):
+                        q = 3 * (j - lo) + c
+                        a = hermite(forces[j, 6 + c], forces[j, 9 + c], x1[q], v1[q], h,
+                                    k / calls)
+                        b = hermite(forces[j, 6 + c], forces[j, 9 + c], x1[q], v1[q], h,
+                                    (k + 1) / calls)
+                        x[q] = a
+                        v[q] = (b - a) / tau
+                tt[0] = coupling[i, 1] + k * tau
+                tt[1] = tau
+                rc = c_call(fns[STEP], (handles[i], x.ctypes.data, v.ctypes.data,
+                                        fo.ctypes.data, tt.ctypes.data, tt.ctypes.data + 8))
+                if rc != 0:
+                    break
             finite = True
-            for k in range(3 * (point_start[i + 1] - lo)):
-                finite = finite and math.isfinite(fo[k])
+            for q in range(nb):
+                finite = finite and math.isfinite(fo[q])
             if rc != 0 or not finite:
                 _fail(status, info, i, rc if rc != 0 else NOT_FINITE, t, STEP)
                 continue
             for j in range(lo, point_start[i + 1]):
                 for c in range(3):
+                    q = 3 * (j - lo) + c
                     forces[j, c] = forces[j, 3 + c]
-                    forces[j, 3 + c] = fo[3 * (j - lo) + c]
+                    forces[j, 3 + c] = fo[q]
+                    forces[j, 6 + c] = x1[q]
+                    forces[j, 9 + c] = v1[q]
             coupling[i, 1] = t
             coupling[i, 2] = h
             coupling[i, 3] += 1.0
@@ -1108,6 +1151,9 @@ def moordyn_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: flo
     alive(v)
     alive(fo)
     alive(tt)
+    alive(dtm)
+    alive(x1)
+    alive(v1)
     alive(data)
     alive(frames)
     alive(f)
