@@ -93,7 +93,8 @@ def latch_residual(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
 def latch_accept(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
                  angle_ref: Array) -> None:
     """Latch where the velocity along the axis reversed since the last accepted state;
-    release ``latch_time`` after latching."""
+    release ``latch_time`` after latching (the first step after a release, which
+    starts from rest, is no reversal)."""
     hold, latch = data[7], data[8]
     for i in range(len(hold)):
         v = rel.tau[i, 2]
@@ -101,10 +102,15 @@ def latch_accept(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
         if latch[i, 0] == 0.0 and not np.isnan(before) and before * v < 0.0:
             latch[i, 0] = 1.0
             latch[i, 1] = t
+            latch[i, 2] = v
         elif latch[i, 0] == 1.0 and t - latch[i, 1] >= hold[i] * (1.0 - 1e-9):
+            # released from rest: no velocity to compare the next step's with (the
+            # held one is round-off, of either sign, and would latch it again at once)
             latch[i, 0] = 0.0
             latch[i, 1] = t
-        latch[i, 2] = v
+            latch[i, 2] = np.nan
+        else:
+            latch[i, 2] = v
 
 
 LatchLink.kernels = LinkKernels(latch_constraints, latch_residual, axis_displacement,
