@@ -49,6 +49,10 @@ ATTRIBUTES = {
                "damping; recorded for every integrator)",
     "case": "the text of the case file (empty for a model built in Python), so a results "
             "file explains itself years later",
+    "scene": "what `frylinks animate` and `frylinks export` draw, as JSON: each body's "
+             "`geometry` (mesh files made absolute), every node's body, position and "
+             "orientation, each link's type and node pair, each force's type, nodes and "
+             "parameters, the system settings (the sea); see the visualisation page",
     "Conventions": "`CF-1.8`",
     "status": "how the run ended (below)",
 }

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 #: Preset views: name -> (elevation, azimuth) [deg] of matplotlib's camera.
 CAMERAS: dict[str, tuple[float, float]] = {
-    "iso": (22.0, -60.0), "front": (0.0, -90.0), "side": (0.0, 0.0), "top": (90.0, -90.0)}
+    "iso": (22.0, -50.0), "front": (0.0, -90.0), "side": (0.0, 0.0), "top": (90.0, -90.0)}
 BODY_COLOURS = ("#d9a441", "#8fa6bf", "#b5655b", "#7fa67a", "#9c7fb3")
 #: Frames drawn between two reads of the results (bounds memory on long windows).
 CHUNK = 50
@@ -109,7 +109,8 @@ class Renderer:
                  *(v[0] for v in first.links.values()), *(v[0] for v in first.forces.values())]
         points = np.vstack(cloud)
         lo, hi = points.min(axis=0), points.max(axis=0)
-        centre = (lo + hi) / 2.0
+        # zoomed in, the view centres on the bodies (not on a mooring spread's middle)
+        centre = (lo + hi) / 2.0 if self.zoom <= 1.0 else pos.mean(axis=0)
         half = 0.55 * float(max(np.max(hi - lo), 1e-3)) / self.zoom
         return centre, half
 
@@ -120,6 +121,8 @@ class Renderer:
         ax = self.axes
         ax.cla()
         ax.view_init(elev=self.elev, azim=self.azim)
+        # orthographic: lengths read the same everywhere, as on an engineering drawing
+        ax.set_proj_type("ortho")
         for lim, c in zip((ax.set_xlim, ax.set_ylim, ax.set_zlim), self.centre, strict=True):
             lim(c - self.half, c + self.half)
         ax.set_box_aspect((1, 1, 1))
@@ -156,13 +159,21 @@ class Renderer:
                 tip = origin[k] + reach * axes[:, j]
                 ax.plot(*np.column_stack([origin[k], tip]), color=colour, linewidth=1.2)
         if frames.links:
-            ax.add_collection3d(Line3DCollection([line[k] for line in frames.links.values()],
-                                                 colors="#555555", linewidths=3.0))
+            ax.add_collection3d(Line3DCollection(
+                [self._clipped(line[k]) for line in frames.links.values()],
+                colors="#555555", linewidths=3.0))
         for name, line in frames.forces.items():
             catenary = line.shape[1] > 2
-            ax.plot(*line[k].T, color="#222222" if catenary else "#ff7f0e",
+            ax.plot(*self._clipped(line[k]).T, color="#222222" if catenary else "#ff7f0e",
                     linewidth=1.5, label=name)
         self.label.set_text(f"t = {frames.time[k]:9.2f} s")
+
+    def _clipped(self, line: np.ndarray) -> np.ndarray:
+        """A polyline without its points outside the view's cube (NaN breaks the line):
+        matplotlib's 3D axes do not clip, and a mooring line running out of a zoomed view
+        would be drawn across the picture."""
+        outside = (np.abs(line - self.centre) > self.half * (1.0 + 1e-9)).any(axis=1)
+        return np.where(outside[:, None], np.nan, line) if outside.any() else line
 
     def _inside(self, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
         c, h = self.centre, self.half

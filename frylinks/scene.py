@@ -162,7 +162,15 @@ def _nemoh(path: Path) -> Mesh:
         # reversed order keeps the panels' normals pointing out of the mirrored half
         quads = np.vstack([quads, quads[:, ::-1] + len(points)])
         points = np.vstack([points, mirror])
-    return Mesh(points, quads)
+    return merged(Mesh(points, quads))
+
+
+def merged(mesh: Mesh, decimals: int = 6) -> Mesh:
+    """The mesh with coincident points made one (Nemoh files repeat a point for each
+    panel, and mirroring repeats the symmetry plane's): half the points to draw and
+    export for RM3's meshes."""
+    unique, inverse = np.unique(mesh.points.round(decimals), axis=0, return_inverse=True)
+    return Mesh(unique, inverse.reshape(-1)[mesh.faces])
 
 
 @functools.lru_cache(maxsize=16)
@@ -193,7 +201,7 @@ def load_mesh(path: str) -> Mesh:
             blocks.append(cells.data)
     if not blocks:
         raise SceneError(f"mesh file '{file}' holds no triangles or quads")
-    return Mesh(np.asarray(mesh.points, dtype=float)[:, :3], np.vstack(blocks))
+    return merged(Mesh(np.asarray(mesh.points, dtype=float)[:, :3], np.vstack(blocks)))
 
 
 def shape_mesh(spec: Mapping[str, Any], resolution: int = 24) -> Mesh:
@@ -633,5 +641,5 @@ def _optional(ds: xr.Dataset, name: str, shape: tuple[int, ...]) -> Array:
             else np.zeros(shape))
 
 
-__all__ = ["Frames", "Mesh", "Scene", "SceneError", "body_mesh", "load_mesh",
+__all__ = ["Frames", "Mesh", "Scene", "SceneError", "body_mesh", "load_mesh", "merged",
            "parse_geometry", "scene_spec", "shape_mesh"]
