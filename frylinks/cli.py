@@ -235,6 +235,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="results file (default: the case file's name with _rao.nc)")
     rao.add_argument("--initial", action="store_true",
                      help="linearise about the initial state, not the static equilibrium")
+    rao.add_argument("--wave-height", type=float, metavar="H",
+                     help="regular wave height [m] the quadratic drags are linearised for "
+                          "((8 / (3 pi)) D |V| at the response amplitude; default: none, a "
+                          "drag adds no damping)")
     rao.set_defaults(func=_rao)
 
     plot = sub.add_parser("plot", help="plot a result variable (a sweep: over its cases)",
@@ -518,10 +522,12 @@ def _rao(args: argparse.Namespace) -> int:
     output = Path(args.output or Path(args.case).with_name(f"{Path(args.case).stem}_rao.nc"))
     periods = None if args.periods is None else _numbers(args.periods, "--periods")
     headings = _numbers(args.headings, "--headings")
-    ds = rao(args.case, periods=periods, headings_deg=headings, equilibrium=not args.initial)
+    ds = rao(args.case, periods=periods, headings_deg=headings, equilibrium=not args.initial,
+             wave_height=args.wave_height)
     _write(ds, output)
     print(f"{ds.attrs['title']}: {ds.sizes['omega']} frequencies x {ds.sizes['heading']} "
           f"headings about the {ds.attrs['linearised_about']}")
+    print(f"  drag: {ds.attrs['drag_linearisation']}")
     for name in ds["link"].values:
         power = ds["link_power"].sel(link=name)
         if float(abs(power).max()) > 0:

@@ -346,6 +346,44 @@ class ForceType:
         """
         return None
 
+    def equivalent_damping(self, omega: float, heading: float, amplitude: float,
+                           velocity: Array) -> tuple[Array, Array] | None:
+        """The equivalent linearisation of a damping that is not linear (a quadratic
+        drag) in regular waves, for a linear analysis, or None (the default: the type's
+        tangent at the static equilibrium stands for it).
+
+        A quadratic drag has no tangent at rest, so without this it adds no damping to
+        an RAO. The analysis (:func:`frylinks.analysis.rao.rao` with a wave height)
+        iterates: it solves the RAO, gives each element the velocity amplitude of its
+        body in waves of the given amplitude, and solves again with the damping (and
+        excitation) returned, until they stop changing.
+
+        Parameters
+        ----------
+        omega
+            Wave angular frequency [rad s-1].
+        heading
+            Direction the waves travel towards [rad] (0: towards +x).
+        amplitude
+            Wave amplitude [m] (half the height).
+        velocity
+            ``(n, 6)`` complex: per element, the phasor ``V`` of ``Re(V exp(-1j omega
+            t))`` of its first attachment body's velocity and angular velocity (COG,
+            world axes) in these waves [m s-1, rad s-1]; zero for ground.
+
+        Returns
+        -------
+        damping : (n, 6, 6) ndarray
+            Per element, the linear damping about its first attachment body's COG
+            (world-aligned axes) that stands for the type at this motion, added to the
+            tangent [N s m-1, ...].
+        excitation : (n, 6) complex ndarray
+            Per element, the wave force that comes with it (a drag on the velocity
+            relative to the waves' own) per metre of wave amplitude, as in
+            :meth:`wave_excitation`; zeros when none.
+        """
+        return None
+
     def initial_states(self) -> Array:
         """Values of the :attr:`nb_states` states at the start of a run (zeros)."""
         return np.zeros(self.nb_states)

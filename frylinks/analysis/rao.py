@@ -10,8 +10,13 @@ In the links' independent coordinates (:mod:`.linearise`), with phasors of
 coefficients (radiation); ``Q`` sums the force types' excitation by a unit-amplitude
 wave (:meth:`~frylinks.forces.ForceType.wave_excitation`), phased against the elevation
 at the world origin. Every other force (PTO, mooring, springs, drag about a current) is
-linearised about the static equilibrium: a quadratic drag has no linear part at rest, so
-it adds no damping here (stated in the Dataset's ``linearisation`` attribute).
+linearised about the static equilibrium. A quadratic drag has no linear part at rest: for
+a given wave height ``H`` the force types that give one
+(:meth:`~frylinks.forces.ForceType.equivalent_damping`) stand in by their equivalent
+linear damping at the response amplitude (``(8 / (3 pi)) D |V|`` for ``D v |v|``), found
+at each frequency by fixed-point iteration on the response (:func:`equivalent_response`);
+without a height they add no damping. The Dataset's ``linearisation`` and
+``drag_linearisation`` attributes say which.
 
 The mean power a link spring-damper or a force element absorbs, per unit wave amplitude
 squared, is ``-1/2 Re(Q_e . conj(v_e))``, its generalised force against its own rate: a
@@ -28,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import FrylinksError
+from ..errors import FrylinksError, ModelError
+from ..forces import ForceType
 from ..links import DOFS
 from .linearise import LinearModel
 from .operating_point import OperatingPoint, operating_point
@@ -43,6 +49,87 @@ Array = np.ndarray
 
 #: Default periods of :func:`rao` [s]: 3 to 25 s, 100 of them (even in frequency).
 DEFAULT_PERIODS = (3.0, 25.0, 100)
+#: Relative change of the response that ends the fixed-point iteration of an
+#: equivalent linearisation, and the most iterations it may take.
+EQUIVALENT_TOL = 1e-10
+EQUIVALENT_MAX_ITERATIONS = 1000
+#: Each iterate's equivalent damping is this blend of the new and the previous one: a
+#: drag-dominated response makes the plain fixed-point map's slope -1 (it would
+#: oscillate between two values); the half-and-half step makes it about 0 there.
+EQUIVALENT_RELAXATION = 0.5
+
+
+def nonlinear_blocks(lin: LinearModel) -> list[Any]:
+    """The force blocks whose type gives an equivalent linearisation
+    (:meth:`~frylinks.forces.ForceType.equivalent_damping`)."""
+    return [blk for blk in lin.model.force_blocks
+            if type(blk.kind).equivalent_damping is not ForceType.equivalent_damping]
+
+
+def equivalent_response(lin: LinearModel, omega: float, heading: float, amplitude: float,
+                        Z: Array, Q: Array, blocks: list[Any]
+                        ) -> tuple[Array, list[tuple[int, Array, Array, Array]], int]:
+    """The response ``y`` (per unit wave amplitude) of ``Z y = Q`` with the equivalent
+    damping of ``blocks`` at the motion of waves of ``amplitude`` [m], by fixed-point
+    iteration (blended, :data:`EQUIVALENT_RELAXATION`) from the response without it.
+
+    Returns
+    -------
+    y : (ny,) complex
+    parts : list
+        Per element: ``(force index, its body's rows of T (6, ny), damping (6, 6),
+        excitation (6,) per unit amplitude)``.
+    iterations : int
+
+    Raises
+    ------
+    ModelError
+        When the iteration does not settle in :data:`EQUIVALENT_MAX_ITERATIONS`.
+    """
+    model = lin.model
+    nb, ny = model.nb_bodies, lin.nb_coordinates
+    T = lin.basis.reshape(nb, 6, ny)
+    y = np.linalg.solve(Z, Q)
+    current: list[tuple[Array, Array]] | None = None
+    for it in range(1, EQUIVALENT_MAX_ITERATIONS + 1):
+        body_velocity = amplitude * (-1j * omega) * (T @ y)          # (nb, 6)
+        new = []
+        for blk in blocks:
+            body = blk.attachments[0].body
+            vel = np.zeros((len(body), 6), dtype=complex)
+            on = body < nb
+            vel[on] = body_velocity[body[on]]
+            out = blk.kind.equivalent_damping(float(omega), heading, amplitude, vel)
+            if out is None:
+                out = (np.zeros((len(body), 6, 6)), np.zeros((len(body), 6), dtype=complex))
+            new.append((np.asarray(out[0], dtype=float), np.asarray(out[1], dtype=complex)))
+        if current is None:
+            current = new
+        else:
+            r = EQUIVALENT_RELAXATION
+            current = [(r * bn + (1 - r) * bo, r * xn + (1 - r) * xo)
+                       for (bn, xn), (bo, xo) in zip(new, current, strict=True)]
+        C = np.zeros((ny, ny))
+        X = np.zeros(ny, dtype=complex)
+        parts = []
+        for blk, (B, Xe) in zip(blocks, current, strict=True):
+            body = blk.attachments[0].body
+            for e in range(len(body)):
+                if body[e] >= nb:
+                    continue
+                rows = T[body[e]]
+                C += rows.T @ B[e] @ rows
+                X += Xe[e] @ rows
+                parts.append((int(blk.index[e]), rows, B[e], Xe[e]))
+        y_new = np.linalg.solve(Z - 1j * omega * C, Q + X)
+        change = float(np.linalg.norm(y_new - y))
+        y = y_new
+        if change <= EQUIVALENT_TOL * max(float(np.linalg.norm(y)), 1e-300):
+            return y, parts, it
+    names = ", ".join(sorted({lin.model.force_names[blk.index[0]] for blk in blocks}))
+    raise ModelError(f"the equivalent linearisation of the drag of {names} did not settle "
+                     f"at {omega:.4g} rad/s in {EQUIVALENT_MAX_ITERATIONS} iterations",
+                     "forces")
 
 
 def excitation(lin: LinearModel, omega: Array, heading: float) -> tuple[Array, list[Any]]:
@@ -66,14 +153,20 @@ def excitation(lin: LinearModel, omega: Array, heading: float) -> tuple[Array, l
     return total, parts
 
 
-def solve(lin: LinearModel, omega: Array, heading: float) -> dict[str, Array]:
+def solve(lin: LinearModel, omega: Array, heading: float, amplitude: float | None = None
+          ) -> dict[str, Array]:
     """Responses to unit waves at frequencies ``omega`` ``(nw,)`` and one heading [rad].
+
+    With a wave ``amplitude`` [m], the force types that give an equivalent linearisation
+    stand in by it at each frequency (:func:`equivalent_response`); the responses are
+    still per metre of wave amplitude.
 
     Returns
     -------
     dict
         ``y (nw, ny)`` coordinates, ``body (nw, nb, 6)``, ``link (nw, nl, 6)`` link
-        displacement, ``link_power (nw, nl)``, ``force_power (nw, nf)`` [W m-2].
+        displacement, ``link_power (nw, nl)``, ``force_power (nw, nf)`` [W m-2],
+        ``iterations (nw,)`` of the equivalent linearisation (0: none).
     """
     model = lin.model
     nb, nl, nf = model.nb_bodies, len(model.link_names), len(model.force_names)
@@ -82,10 +175,18 @@ def solve(lin: LinearModel, omega: Array, heading: float) -> dict[str, Array]:
     y = np.zeros((nw, ny), dtype=complex)
     link_power = np.zeros((nw, nl))
     force_power = np.zeros((nw, nf))
+    iterations = np.zeros(nw, dtype=int)
+    blocks = nonlinear_blocks(lin) if amplitude else []
     for k, w in enumerate(omega):
         M, C = lin.at(float(w))
         Z = -w**2 * M - 1j * w * C + lin.stiffness
-        y[k] = np.linalg.solve(Z, Q[k])
+        equivalent: list[tuple[int, Array, Array, Array]] = []
+        if blocks:
+            assert amplitude is not None
+            y[k], equivalent, iterations[k] = equivalent_response(
+                lin, float(w), heading, amplitude, Z, Q[k], blocks)
+        else:
+            y[k] = np.linalg.solve(Z, Q[k])
         v = -1j * w * y[k]
         spring = lin.spring_position @ y[k] + lin.spring_velocity @ v   # (nl, 6)
         rate = lin.free_velocity @ v
@@ -94,6 +195,10 @@ def solve(lin: LinearModel, omega: Array, heading: float) -> dict[str, Array]:
         force_power[k] = -0.5 * np.real(gen @ np.conj(v))
         for index, q in parts:
             force_power[k, index] += -0.5 * np.real(q[k] @ np.conj(v))
+        for index, rows, B, Xe in equivalent:
+            # the element's linearised force on the coordinates, per unit amplitude
+            q = (-B @ (rows @ v) + Xe) @ rows
+            force_power[k, index] += -0.5 * np.real(q @ np.conj(v))
         for fb in lin.frequency_blocks:
             coeffs = fb.blk.kind.frequency_coefficients(float(w))
             assert coeffs is not None
@@ -108,7 +213,7 @@ def solve(lin: LinearModel, omega: Array, heading: float) -> dict[str, Array]:
     body = (y @ lin.basis.T).reshape(nw, nb, 6)
     link = np.einsum("lij,wj->wli", lin.link_position, y)
     return {"y": y, "body": body, "link": link, "link_power": link_power,
-            "force_power": force_power}
+            "force_power": force_power, "iterations": iterations}
 
 
 def frequencies(omega: Sequence[float] | None = None, periods: Sequence[float] | None = None
@@ -136,7 +241,8 @@ def frequencies(omega: Sequence[float] | None = None, periods: Sequence[float] |
 
 def rao(target: System | str | Path, *, omega: Sequence[float] | None = None,
         periods: Sequence[float] | None = None, headings_deg: Sequence[float] = (0.0,),
-        equilibrium: bool = True, state: State | None = None) -> xr.Dataset:
+        equilibrium: bool = True, state: State | None = None,
+        wave_height: float | None = None) -> xr.Dataset:
     """Response amplitude operators of a system or case file in unit regular waves.
 
     Parameters
@@ -150,6 +256,11 @@ def rao(target: System | str | Path, *, omega: Sequence[float] | None = None,
         Directions the waves travel towards [deg] (0: towards +x).
     equilibrium, state
         The state linearised about, as in :func:`frylinks.analysis.modes`.
+    wave_height
+        Height [m] of the regular waves the quadratic drags are linearised for
+        (:meth:`~frylinks.forces.ForceType.equivalent_damping`: ``(8 / (3 pi)) D |V|``
+        at the response amplitude of each frequency); None (the default): a drag adds
+        no damping (it has none at rest). The RAOs stay per metre of wave amplitude.
 
     Returns
     -------
@@ -161,17 +272,29 @@ def rao(target: System | str | Path, *, omega: Sequence[float] | None = None,
         omega, force)``, mean absorbed power per unit wave amplitude squared [W m-2].
     """
     w = frequencies(omega, periods)
-    return rao_dataset(operating_point(target, equilibrium, state), w, headings_deg)
+    if wave_height is not None and not (np.isfinite(wave_height) and wave_height > 0):
+        raise FrylinksError(f"wave height: expected a height > 0 [m], got {wave_height}")
+    return rao_dataset(operating_point(target, equilibrium, state), w, headings_deg,
+                       wave_height)
 
 
-def rao_dataset(op: OperatingPoint, omega: Array, headings_deg: Sequence[float]) -> xr.Dataset:
+def rao_dataset(op: OperatingPoint, omega: Array, headings_deg: Sequence[float],
+                wave_height: float | None = None) -> xr.Dataset:
     """The Dataset of :func:`rao` for a linearised model."""
     import xarray as xr
 
     lin = op.linear
     model = op.model
     headings = np.asarray(headings_deg, dtype=float).reshape(-1)
-    results = [solve(lin, omega, float(np.radians(h))) for h in headings]
+    amplitude = None if wave_height is None else 0.5 * float(wave_height)
+    try:
+        results = [solve(lin, omega, float(np.radians(h)), amplitude) for h in headings]
+    except ModelError as exc:
+        if op.case_file is None:
+            raise
+        from ..case import case_error
+
+        raise case_error(op.case_file, op.system.case_text, exc) from None
     body = np.stack([r["body"] for r in results])
     link = np.stack([r["link"] for r in results])
     dof_units = ["m m-1"] * 3 + ["rad m-1"] * 3
@@ -200,6 +323,9 @@ def rao_dataset(op: OperatingPoint, omega: Array, headings_deg: Sequence[float])
                                np.stack([r["force_power"] for r in results]), "W m-2",
                                "mean power absorbed by the force element per unit wave "
                                "amplitude squared (negative: power brought in)"),
+            "equivalent_iterations": var(
+                ("heading", "omega"), np.stack([r["iterations"] for r in results]), "1",
+                "fixed-point iterations of the drag's equivalent linearisation (0: none)"),
         },
         coords={
             "heading": ("heading", headings, {"units": "degree",
@@ -212,7 +338,10 @@ def rao_dataset(op: OperatingPoint, omega: Array, headings_deg: Sequence[float])
             "force": list(model.force_names), "dof": list(DOFS),
             "dof_units": ("dof", dof_units, {"long_name": "units of the RAO of each DOF"}),
         },
-        attrs={**op.attributes("rao"), "linearisation": linearisation_note(lin)})
+        attrs={**op.attributes("rao"), "linearisation": linearisation_note(lin),
+               "drag_linearisation": drag_note(lin, wave_height)})
+    if wave_height is not None:
+        ds.attrs["wave_height"] = float(wave_height)
     return ds
 
 
@@ -220,8 +349,24 @@ def linearisation_note(lin: LinearModel) -> str:
     """What the linear model holds, for the Dataset's attributes."""
     freq = ", ".join(sorted({fb.blk.kind.name for fb in lin.frequency_blocks})) or "none"
     return ("forces linearised about the static equilibrium by central differences of "
-            "the engine's evaluation (a quadratic drag has no linear part at rest: no "
-            f"damping from it); frequency-dependent A(w), B(w) from: {freq}")
+            "the engine's evaluation; frequency-dependent A(w), B(w) from: " + freq)
+
+
+def drag_note(lin: LinearModel, wave_height: float | None) -> str:
+    """How the drags without a tangent at rest were treated, for the attributes."""
+    names = sorted({lin.model.force_names[i] for blk in nonlinear_blocks(lin)
+                    for i in blk.index})
+    if not names:
+        return "none: no force type with an equivalent linearisation"
+    which = ", ".join(names)
+    if wave_height is None:
+        return (f"not linearised ({which}): no wave height given, and a quadratic drag "
+                "has no linear part at rest, so it adds no damping")
+    return (f"harmonic equivalent linearisation of {which} in regular waves of height "
+            f"{float(wave_height):g} m: a drag D v |v| stands in by (8 / (3 pi)) D |V| at "
+            "the response amplitude |V| of each frequency (least squares over a period), "
+            "by fixed-point iteration on the RAO to a relative change of "
+            f"{EQUIVALENT_TOL:g}")
 
 
 def power_matrix(ds: xr.Dataset, heights: Sequence[float], periods: Sequence[float],

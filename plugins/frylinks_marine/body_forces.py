@@ -91,6 +91,18 @@ class QuadraticDamping(BodyCoefficients):
     def kernel_data(self) -> tuple[Any, ...]:
         return (self.matrix, self.current)
 
+    def equivalent_damping(self, omega: float, heading: float, amplitude: float,
+                           velocity: Array) -> tuple[Array, Array] | None:
+        """Harmonic linearisation: each term ``D_ij r_j |r_j|`` of a harmonic ``r_j`` of
+        amplitude ``|V_j|`` is, in the least-squares sense over a period (the first
+        harmonic of its Fourier series), ``(8 / (3 pi)) D_ij |V_j| r_j``. A DOF with a
+        current component keeps its tangent about the current (``2 D_ij |c_j|``, from
+        the linearisation) and gets nothing more here."""
+        speed = (8.0 / (3.0 * np.pi)) * np.abs(np.asarray(velocity))
+        speed[:, :3] *= (self.current == 0.0)[None, :]
+        return (self.matrix * speed[:, None, :],
+                np.zeros((self.nb_forces, 6), dtype=complex))
+
 
 class AddedMass(BodyCoefficients):
     """A constant added-mass matrix, part of the body's mass matrix (no algebraic loop)."""
