@@ -10,6 +10,7 @@ import xarray as xr
 
 import frylinks
 from frylinks.analysis import modes
+from frylinks.analysis.modes import table
 from frylinks.analysis.rao import rao
 from frylinks.cli import main
 
@@ -94,3 +95,34 @@ def test_plot_of_an_rao_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert fig.stat().st_size > 0
     assert main(["plot", str(out), "body_rao_amplitude", "--select", "dof=zz"]) == 2
     assert "dof=zz" in capsys.readouterr().err
+
+
+def test_mode_table_weighs_rotations_by_the_length_scale() -> None:
+    """A 100 m barge (no gravity) on two vertical springs at its ends and a horizontal
+    one on a 20 m mast: surge and pitch couple in two modes whose pitch is about 1/30
+    rad per metre of surge, which the table lists because a radian moves the barge's
+    ends by its length scale (50 m), not by 1 m."""
+    system = frylinks.System(gravity=[0, 0, 0])
+    m = 1e6
+    barge = system.add_body("barge", mass=m, inertia=[m * 100 / 6, m * 1e4 / 12,
+                                                      m * 1e4 / 12], position=[0, 0, 0])
+    for name, point, direction, k in (("bow", [50, 0, 0], [0, 0, 1], 1e5),
+                                      ("stern", [-50, 0, 0], [0, 0, 1], 1e5),
+                                      ("mast", [0, 0, 20], [1, 0, 0], 1e6)):
+        anchor = np.add(point, np.multiply(direction, 20.0))
+        system.ground.add_node(name, position=anchor.tolist())
+        barge.add_node(name, position=point)
+        system.add_force(name, "spring", master=f"ground.{name}", slave=f"barge.{name}",
+                         stiffness=k, rest=20.0)
+    ds = modes(system, equilibrium=False)
+    assert ds.attrs["length_scale"] == 50.0
+    rows = {line.split()[0]: line for line in table(ds).splitlines()[1:]}
+    pitching = np.nonzero(ds["body_mode_amplitude"].sel(body="barge", dof="ry").values
+                          > 0.5)[0]
+    assert len(pitching) == 2
+    for k in pitching:
+        amp = ds["body_mode_amplitude"].sel(body="barge").isel(mode=int(k))
+        # the translation dwarfs the rotation in raw units (m against rad) ...
+        assert float(amp.sel(dof="tx")) > 10 * float(amp.sel(dof="ry"))
+        # ... and both are listed
+        assert "barge tx" in rows[str(k)] and "barge ry" in rows[str(k)]

@@ -238,14 +238,16 @@ def modes_dataset(op: OperatingPoint) -> xr.Dataset:
         },
         coords={"mode": np.arange(nm), "body": list(model.body_names),
                 "link": list(model.link_names), "dof": list(DOFS)},
-        attrs=op.attributes("modes"))
+        attrs={**op.attributes("modes"), "length_scale": float(model.length_scale)})
     ds["mode"].attrs.update(long_name="mode number, by increasing frequency", units="1")
     return ds
 
 
 def table(ds: xr.Dataset, threshold: float = 0.1) -> str:
     """A readable table of a modes Dataset: period, frequency, damping, the frequency
-    of ``A(w)`` and what moves (body and link DOFs above ``threshold`` of the largest)."""
+    of ``A(w)`` and what moves: the body and link DOFs above ``threshold`` of the
+    largest, rotations compared as the motion they give at the model's length scale
+    (attribute ``length_scale``) so that metres and radians weigh alike."""
     rows = [("mode", "period [s]", "freq [Hz]", "damping", "A(w) at [rad/s]", "moves")]
     for k in range(ds.sizes["mode"]):
         m = ds.isel(mode=k)
@@ -265,17 +267,26 @@ def table(ds: xr.Dataset, threshold: float = 0.1) -> str:
                                 r[-1]]) for r in rows)
 
 
+def weights(ds: xr.Dataset) -> np.ndarray:
+    """``(6,)``: what a unit of each DOF moves, in metres (rotations times the model's
+    length scale, the attribute ``length_scale``; 1 m in a file without it)."""
+    scale = float(ds.attrs.get("length_scale", 1.0))
+    return np.r_[np.ones(3), np.full(3, scale)]
+
+
 def _moves(m: xr.Dataset, threshold: float) -> str:
     parts = []
+    weight = weights(m)
     for prefix, dim in (("body", "body"), ("link", "link")):
         amp = np.asarray(m[f"{prefix}_mode_amplitude"].values)
         phase = np.asarray(m[f"{prefix}_mode_phase"].values)
         if not amp.size:
             continue
-        big = float(amp.max())
+        weighed = amp * weight[None, :]
+        big = float(weighed.max())
         if big <= 0:
             continue
-        for i, j in zip(*np.nonzero(amp >= threshold * big), strict=True):
+        for i, j in zip(*np.nonzero(weighed >= threshold * big), strict=True):
             name = str(m[dim].values[i])
             sign = "-" if abs(abs(phase[i, j]) - 180) < 1 else ""
             word = "" if prefix == "body" else "link "
