@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import meshio
 import numpy as np
 import pytest
+import xarray as xr
 
 from frylinks.rotations import quat_to_matrix
-from frylinks.scene import SceneError, shape_mesh
+from frylinks.scene import Scene, SceneError, shape_mesh
 from frylinks.vtkexport import KIND, export_vtk, read_pvd
 from tests.visual import BOX, SPEED, SPIN, moving_box
 
@@ -62,3 +64,47 @@ def test_not_results(tmp_path: Path) -> None:
     ds = moving_box().drop_vars("body_position")
     with pytest.raises(SceneError, match=r"'out\.nc' has no variable 'body_position'"):
         export_vtk(ds, tmp_path, source="'out.nc'")
+
+
+def catenary_dataset(laid: float, x0: float) -> tuple[xr.Dataset, float, np.ndarray]:
+    """A buoy held by one inextensible catenary_line (weight w, horizontal tension H),
+    from its anchor at the origin on a 50 m deep seabed: ``laid`` metres resting on the
+    seabed, then a catenary of parameter a = H / w over 60 m whose vertex is ``x0`` from
+    its start (0 at a touchdown; > 0: the line leaves the anchor rising). Returns the
+    Dataset, the line's length and the fairlead."""
+    w, h = 1000.0, 2.0e4
+    a = h / w
+    span = 60.0
+    rise = a * (np.cosh((x0 + span) / a) - np.cosh(x0 / a))
+    length = laid + a * (np.sinh((x0 + span) / a) - np.sinh(x0 / a))
+    anchor = np.array([0.0, 0.0, -50.0])
+    fairlead = anchor + np.array([laid + span, 0.0, rise])
+    ds = moving_box(nb_times=1)
+    scene = json.loads(ds.attrs["scene"])
+    scene["nodes"] = {"box.fairlead": {"body": "box", "position": list(fairlead),
+                                       "orientation": [1.0, 0, 0, 0]}}
+    scene["links"] = {}
+    scene["forces"] = {"line": {"type": "catenary_line", "nodes": ["box.fairlead"],
+                                "params": {"anchor": list(anchor), "length": length,
+                                           "weight": w}}}
+    ds.attrs["scene"] = json.dumps(scene)
+    dims = ("time", "catenary_line_element")
+    ds = ds.assign(catenary_line_horizontal_tension=(dims, [[h]]),
+                   catenary_line_laid_length=(dims, [[laid]]),
+                   catenary_line_tension=(dims, [[np.hypot(h, w * (length - laid))]]))
+    return ds.assign_coords(catenary_line_element=["line"]), length, fairlead
+
+
+@pytest.mark.parametrize(("laid", "x0"), [(120.0, 0.0), (0.0, 15.0)])
+def test_catenary_shape(laid: float, x0: float) -> None:
+    ds, length, fairlead = catenary_dataset(laid, x0)
+    line = Scene(ds).frames(np.array([0])).forces["line"][0]
+    np.testing.assert_allclose(line[0], [0.0, 0.0, -50.0])
+    np.testing.assert_allclose(line[-1], fairlead, atol=1e-9)
+    # the drawn shape is the line: its length (40 chords: within 0.1 %), on the seabed
+    # for the laid part, never below it
+    drawn = np.linalg.norm(np.diff(line, axis=0), axis=1).sum()
+    assert drawn == pytest.approx(length, rel=1e-3)
+    assert line[:, 2].min() >= -50.0 - 1e-9
+    on_seabed = line[:, 0] <= laid + 1e-9
+    np.testing.assert_allclose(line[on_seabed, 2], -50.0, atol=1e-9)
