@@ -9,10 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import xarray as xr
 from PIL import Image
 
 from frylinks.animate import animate, frame_images, parse_camera
 from frylinks.scene import SceneError
+from frylinks.visualise import open_results
 from tests.visual import moving_box
 
 SIZE = (400, 300)
@@ -141,3 +143,22 @@ def test_command_line_errors(tmp_path: Path) -> None:
     assert done.returncode == 2 and "is a single run, not a sweep" in done.stderr
     done = frylinks_cmd("animate", str(box), "--camera", "sideways")
     assert done.returncode == 2 and "camera 'sideways'" in done.stderr
+
+
+def test_sweep_case_chosen(tmp_path: Path) -> None:
+    sweep = xr.concat([moving_box(), moving_box().assign(
+        body_position=moving_box()["body_position"] * 2.0)], dim="case")
+    file = tmp_path / "sweep.nc"
+    sweep.to_netcdf(file)
+    with pytest.raises(SceneError, match=r"sweep\.nc' is a sweep of 2 cases: choose one "
+                                         r"with --case N \(0 to 1\)"):
+        with open_results(file):
+            pass
+    with pytest.raises(SceneError, match=r"--case 2: .* holds cases 0 to 1"):
+        with open_results(file, 2):
+            pass
+    with open_results(file, 1) as ds:
+        assert float(ds["body_position"].isel(time=-1, body=0, xyz=0)) == pytest.approx(
+            2.0 * 3.0 * 5.0)
+        first, = frame_images(ds, [5.0], size=SIZE)
+        assert len(body_pixels(first)) > 10  # small: the view holds the pivot 30 m away
