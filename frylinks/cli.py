@@ -249,8 +249,9 @@ def _parser() -> argparse.ArgumentParser:
                                       "swept values: a line over one swept key, a heat map "
                                       "over two (a power matrix).")
     plot.add_argument("results", metavar="OUT.nc", help="netCDF results file")
-    plot.add_argument("variable", metavar="VAR",
-                      help="variable to plot (see 'frylinks info OUT.nc')")
+    plot.add_argument("variable", metavar="VAR", nargs="?",
+                      help="variable to plot (see 'frylinks info OUT.nc'); none for a "
+                           "modes file ('frylinks modes'): its mode shapes are drawn")
     plot.add_argument("--select", metavar="DIM=VALUE", action="append", default=[],
                       help="keep one value of a dimension (body=buoy, xyz=z, dof=tz); "
                            "repeat for other dimensions, or the same one for several values")
@@ -481,9 +482,13 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _info(args: argparse.Namespace) -> int:
+    from .analysis.plots import analysis_kind
+    from .analysis.plots import describe as describe_analysis
     from .info import describe
 
-    print(describe(args.results))
+    # a linear analysis' file has no time: its own summary
+    analysis = Path(args.results).is_file() and analysis_kind(args.results)
+    print(describe_analysis(args.results) if analysis else describe(args.results))
     return 0
 
 

@@ -69,7 +69,7 @@ _TRANSLATIONS = ("tx", "ty", "tz")
 _ROTATIONS = ("rx", "ry", "rz")
 
 
-def plot(path: str | Path, variable: str, select: Selection | None = None,
+def plot(path: str | Path, variable: str | None, select: Selection | None = None,
          output: str | Path | None = None, *, stat: str | None = None,
          after: float | None = None) -> Path:
     """Plot one variable of a results file and save the figure.
@@ -98,7 +98,9 @@ def plot(path: str | Path, variable: str, select: Selection | None = None,
         The results file (netCDF written by ``frylinks run`` or ``frylinks sweep``); it
         may be still being written.
     variable
-        A data variable with a ``time`` dimension (``body_position``, ``link_power``).
+        A data variable with a ``time`` dimension (``body_position``, ``link_power``);
+        of a linear analysis' file, an RAO variable, and None for a modes file (its
+        mode shapes are drawn, :func:`frylinks.analysis.plots.modes_figure`).
     select
         Dimension -> value (``{"body": "buoy", "xyz": "z"}``). A value is matched
         against the coordinate's labels as a string (``"tz"``, ``"pto"``), or as a
@@ -138,7 +140,7 @@ def plot(path: str | Path, variable: str, select: Selection | None = None,
     """
     path = Path(path)
     out = Path(output) if output is not None else \
-        path.with_name(f"{path.stem}_{variable}.png")
+        path.with_name(f"{path.stem}_{variable or 'shapes'}.png")
     # before reading anything
     _check_format(out)
     _check_stat(stat)
@@ -151,6 +153,9 @@ def plot(path: str | Path, variable: str, select: Selection | None = None,
     if kind is not None:  # a linear analysis' file: against the wave period
         save(analysis_figure(path, kind, variable, dict(select or {})), out)
         return out
+    if variable is None:
+        raise FrylinksError(f"name the variable of '{path}' to plot (see 'frylinks info "
+                            f"{path}'); only a modes file is drawn without one")
     with open_results(path) as ds:
         fig = make_figure(ds, variable, select, stat=stat, after=after)
     save(fig, out)

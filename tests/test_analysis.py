@@ -126,3 +126,41 @@ def test_mode_table_weighs_rotations_by_the_length_scale() -> None:
         assert float(amp.sel(dof="tx")) > 10 * float(amp.sel(dof="ry"))
         # ... and both are listed
         assert "barge tx" in rows[str(k)] and "barge ry" in rows[str(k)]
+
+
+def test_modes_file_drawn_and_summarised(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "m.nc"
+    assert main(["modes", str(ROOT / "cases" / "pendulum.yaml"), "-o", str(out)]) == 0
+    capsys.readouterr()
+    # no variable: a modes file draws its mode shapes
+    assert main(["plot", str(out)]) == 0
+    figure = Path(capsys.readouterr().out.strip())
+    assert figure == tmp_path / "m_shapes.png" and figure.stat().st_size > 0
+    assert main(["plot", str(out), "--select", "mode=7"]) == 2
+    assert "mode=7" in capsys.readouterr().err
+    # info: what it is and the modes table, not a refusal for want of time
+    assert main(["info", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "analysis          modes" in text and "bob" in text and "period [s]" in text
+    # a run's results still need a variable
+    run = tmp_path / "run.nc"
+    frylinks.run(str(ROOT / "cases" / "pendulum.yaml"), output=str(run), t_end=0.1)
+    assert main(["plot", str(run)]) == 2
+    assert "name the variable" in capsys.readouterr().err
+
+
+def test_rao_file_summarised(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r.nc"
+    assert main(["rao", str(ROOT / "cases" / "oswec_waves.yaml"), "--periods", "6,8",
+                 "--wave-height", "2", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["info", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "wave height       2 m" in text and "8 / (3 pi)" in text
+    with xr.open_dataset(out) as ds:
+        # the Morison elements' inertia and drag now drive the flap
+        assert float(ds["link_rao_amplitude"].sel(link="pto", dof="rz").min()) > 0
+    assert main(["rao", str(ROOT / "cases" / "oswec_waves.yaml"), "--wave-height", "-1",
+                 "-o", str(out)]) == 2
+    assert "wave height" in capsys.readouterr().err

@@ -1,5 +1,6 @@
 """Figures of a linear analysis' file for ``frylinks plot``: RAOs (amplitude and phase)
-and absorbed powers against the wave period."""
+and absorbed powers against the wave period; mode shapes as bars per body and link DOF,
+one panel per mode. And its summary for ``frylinks info`` (:func:`describe`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,11 @@ if TYPE_CHECKING:
 
 #: Most lines one figure draws.
 MAX_LINES = 12
+#: Most modes (panels) one figure draws.
+MAX_MODES = 12
+#: DOFs whose motion (rotations times the length scale) stays below this fraction of a
+#: mode's largest in every drawn mode are left out of the bars.
+BAR_THRESHOLD = 0.01
 
 
 def analysis_kind(path: str | Path) -> str | None:
@@ -90,13 +96,148 @@ def rao_figure(ds: xr.Dataset, variable: str, select: dict[str, Any]) -> Figure:
     return fig
 
 
-def analysis_figure(path: str | Path, kind: str, variable: str, select: dict[str, Any]
-                    ) -> Figure:
-    """The figure of a linear analysis' file (:func:`analysis_kind`)."""
+def modes_figure(ds: xr.Dataset, select: dict[str, Any]) -> Figure:
+    """Mode shapes: one panel per mode (``--select mode=0`` keeps some), a bar per body
+    DOF and link DOF that moves, its signed amplitude (the sign of ``cos(phase)``: the
+    DOFs at 180 degrees go the other way), rotations times the model's length scale so
+    that bars in metres and radians compare (labelled ``x L``). The title gives the
+    natural period, the damping ratio and the kind of mode."""
+    import matplotlib.pyplot as plt
+
+    from .modes import weights
+
+    ds = _selected_modes(ds, select)
+    nm = ds.sizes["mode"]
+    if nm == 0:
+        raise FrylinksError("no mode to draw")
+    if nm > MAX_MODES:
+        raise FrylinksError(f"{nm} modes to draw; select fewer with --select mode=0 "
+                            f"--select mode=1 ...: at most {MAX_MODES}")
+    weight = weights(ds)
+    scale = float(ds.attrs.get("length_scale", 1.0))
+    labels: list[str] = []
+    values = []
+    for prefix in ("body", "link"):
+        amp = np.asarray(ds[f"{prefix}_mode_amplitude"].values)      # (mode, n, dof)
+        if not amp.size:
+            continue
+        sign = np.where(np.cos(np.radians(np.asarray(ds[f"{prefix}_mode_phase"].values)))
+                        < 0, -1.0, 1.0)
+        signed = amp * sign * weight[None, None, :]
+        big = np.max(np.abs(signed), axis=(1, 2), keepdims=True)
+        moves = np.any(np.abs(signed) > BAR_THRESHOLD * np.where(big > 0, big, 1.0), axis=0)
+        names = [str(v) for v in ds[prefix].values]
+        dofs = [str(v) for v in ds["dof"].values]
+        for i, j in zip(*np.nonzero(moves), strict=True):
+            word = "" if prefix == "body" else "link "
+            unit = f" x{scale:g}" if j >= 3 else ""
+            labels.append(f"{word}{names[i]} {dofs[j]}{unit}")
+            values.append(signed[:, i, j])
+    cols = min(nm, 3)
+    rows = -(-nm // cols)
+    fig, axes = plt.subplots(rows, cols, squeeze=False, sharey=True,
+                             figsize=(4.2 * cols, 1.2 + 0.28 * max(len(labels), 4) * rows))
+    data = np.array(values).reshape(len(labels), nm)
+    position = np.arange(len(labels))
+    for k in range(rows * cols):
+        ax = axes[k // cols, k % cols]
+        if k >= nm:
+            ax.set_visible(False)
+            continue
+        m = ds.isel(mode=k)
+        colours = ["tab:blue" if v >= 0 else "tab:red" for v in data[:, k]]
+        ax.barh(position, data[:, k], color=colours)
+        ax.axvline(0.0, color="black", linewidth=0.6)
+        ax.set_yticks(position, labels, fontsize="small")
+        ax.invert_yaxis()
+        ax.set_title(_mode_title(m), fontsize="medium")
+        ax.set_xlabel("relative motion [m, rad x L]", fontsize="small")
+    fig.suptitle(f"{ds.attrs.get('title', '')}: mode shapes (rotations times the length "
+                 f"scale L = {scale:g} m)", fontsize="medium")
+    fig.tight_layout()
+    return fig
+
+
+def _mode_title(m: xr.Dataset) -> str:
+    period = float(m["natural_period"])
+    zeta = float(m["damping_ratio"])
+    kind = str(m["mode_kind"].values)
+    when = f"T = {period:.4g} s" if np.isfinite(period) else "T = inf"
+    damping = f"zeta = {zeta:.3g}" if np.isfinite(zeta) else "zeta -"
+    extra = "" if kind == "oscillating" else f" [{kind}]"
+    return f"mode {int(m['mode'])}: {when}, {damping}{extra}"
+
+
+def _selected_modes(ds: xr.Dataset, select: dict[str, Any]) -> xr.Dataset:
+    for key, value in select.items():
+        if key not in ds.dims:
+            raise FrylinksError(f"a modes file has no dimension {key!r}; its dimensions: "
+                                f"{', '.join(map(str, ds.dims))}")
+        labels = [str(v) for v in ds[key].values]
+        wanted = [str(v) for v in (value if isinstance(value, list) else [value])]
+        missing = [w for w in wanted if w not in labels]
+        if missing:
+            raise FrylinksError(f"{key}={missing[0]} is not in the modes file; known: "
+                                f"{', '.join(labels)}")
+        ds = ds.isel({key: [labels.index(w) for w in wanted]})
+    return ds
+
+
+def analysis_figure(path: str | Path, kind: str, variable: str | None,
+                    select: dict[str, Any]) -> Figure:
+    """The figure of a linear analysis' file (:func:`analysis_kind`): the mode shapes of
+    a modes file (``variable`` unused), ``variable`` of an RAO file."""
     import xarray as xr
 
-    if kind != "rao":
-        raise FrylinksError(f"'{path}' holds modes: 'frylinks modes' prints them as a table; "
-                            "plots are drawn of RAO files ('frylinks rao')")
     with xr.open_dataset(path) as ds:
+        if kind == "modes":
+            return modes_figure(ds.load(), select)
+        if variable is None:
+            raise FrylinksError(f"'{path}' holds RAOs: name the variable to plot, e.g. "
+                                "body_rao_amplitude or link_power")
         return rao_figure(ds.load(), variable, select)
+
+
+def describe(path: str | Path) -> str:
+    """The summary of a linear analysis' file for ``frylinks info``: what it is, what
+    it was linearised about, its modes table or its frequencies and headings, and its
+    variables."""
+    import xarray as xr
+
+    from ..info import _aligned, units_text
+
+    with xr.open_dataset(path) as ds:
+        ds.load()
+    a = ds.attrs
+    rows = [("file", str(path)), ("analysis", str(a.get("analysis"))),
+            ("frylinks", str(a.get("frylinks_version", "?"))),
+            ("linearised about", f"{a.get('linearised_about', '?')} (residual "
+                                 f"acceleration {float(a.get('residual_acceleration', 0)):.3g})"),
+            ("coordinates", f"{a.get('nb_coordinates', '?')} independent")]
+    for dim, label in (("body", "bodies"), ("link", "links"), ("force", "forces")):
+        if dim in ds.dims:
+            rows.append((label, ", ".join(str(v) for v in ds[dim].values) or "none"))
+    extra: list[str] = []
+    if a.get("analysis") == "rao":
+        period = np.asarray(ds["period"].values)
+        rows.append(("periods", f"{ds.sizes['omega']} from {period.min():.4g} to "
+                                f"{period.max():.4g} s"))
+        rows.append(("headings", ", ".join(f"{h:g}" for h in ds["heading"].values) + " deg"))
+        if "wave_height" in a:
+            rows.append(("wave height", f"{float(a['wave_height']):g} m"))
+        if "drag_linearisation" in a:
+            rows.append(("drag", str(a["drag_linearisation"])))
+    else:
+        from .modes import table
+
+        rows.append(("modes", str(ds.sizes["mode"])))
+        extra = ["", table(ds)]
+    width = max(len(k) for k, _ in rows)
+    lines = [str(a.get("title", "")) or "(untitled)"]
+    lines += [f"  {k.ljust(width)}  {v}" for k, v in rows]
+    lines += extra
+    header = ("variable", "dims", "units", "long_name")
+    table_rows = [(str(n), ", ".join(map(str, v.dims)), units_text(ds, str(n)),
+                   str(v.attrs.get("long_name", ""))) for n, v in ds.data_vars.items()]
+    lines += ["", *_aligned([header, *table_rows])]
+    return "\n".join(lines)
