@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -81,7 +82,7 @@ def test_static_fairlead_tension_equals_the_catenary(surge: float) -> None:
 def test_a_resumed_run_equals_the_uninterrupted_one_bit_for_bit(tmp_path: Path) -> None:
     """A run ended at 0.6 s and extended to 1.2 s (a new model: MoorDyn's state comes
     back from the checkpoint, deserialised) equals the run to 1.2 s bit for bit."""
-    kw = {"dt": 0.02, "every": 5}
+    kw: dict[str, Any] = {"dt": 0.02, "every": 5}
     whole = buoy(velocity=(0.5, 0.0, 0.2)).run(t_end=1.2, **kw)
     path = tmp_path / "part.nc"
     buoy(velocity=(0.5, 0.0, 0.2)).run(t_end=0.6, output=path, **kw)
