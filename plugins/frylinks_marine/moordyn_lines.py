@@ -40,9 +40,11 @@ step into the ``state`` memory array (each 64-bit word as two exact 32-bit halve
 bit pattern is read as a NaN); a resumed run deserialises it before its first step and
 goes on bit for bit.
 
-**Failures.** A MoorDyn error code or a non-finite fairlead force is recorded in the block's
-``status`` and gives NaN forces: the compiled step stops and :meth:`MoorDynLines.failure`
-names the element, its file and MoorDyn's error. A bad input file is a
+**Failures.** A MoorDyn error code, a non-finite fairlead force or one beyond any its lines
+can pull with (:data:`UNSTABLE_STRAIN` times their EA: lines gone unstable, caught before
+the body feels the force) is recorded in the block's ``status`` and gives NaN forces: the
+compiled step stops and :meth:`MoorDynLines.failure` names the element, its file, the lines
+and MoorDyn's error. A bad input file is a
 :class:`~frylinks.errors.ModelError` naming the file and MoorDyn's message.
 """
 
@@ -87,9 +89,15 @@ ERRORS = {-1: "invalid input file", -2: "invalid output file", -3: "invalid inpu
               "damping or fewer segments)",
           -5: "memory error", -6: "invalid value", -7: "not implemented",
           -255: "unhandled error"}
-#: Our own codes in ``status``: a non-finite fairlead force, a static catenary failure.
+#: Our own codes in ``status``: a non-finite fairlead force, a static catenary failure, a
+#: fairlead force beyond any the lines can pull with (:data:`UNSTABLE_STRAIN`).
 NOT_FINITE = -1000
 STATIC_FAILED = -1001
+UNSTABLE = -1002
+#: A fairlead force above ``UNSTABLE_STRAIN`` times the sum of the EA of the lines on it
+#: (a strain no mooring line survives) means MoorDyn's lines went unstable: stopping there,
+#: before the force reaches the body, names the lines instead of a runaway body.
+UNSTABLE_STRAIN = 1.0
 
 #: ``stage`` of an element (``coupling[:, 0]``): created; initialised at prepare; started.
 CREATED, PREPARED, STARTED = 0.0, 1.0, 2.0
@@ -599,6 +607,7 @@ class MoorDynLines(ForceType):
         self.scheme = np.array([1 if p["coupling"] == "extrapolate" else 0
                                 for p in instances], dtype=np.int64)
         self._static_lines()
+        self._force_limits()
         self.state = np.zeros(0)
         self.state_start = np.zeros(n + 1, dtype=np.int64)
         #: accepted-step count of the state MoorDyn holds now (-1: not the memory's)
@@ -720,6 +729,23 @@ class MoorDynLines(ForceType):
         self.cat_par = np.array(par, dtype=float).reshape(-1, 3)
         self._cat_names = names
 
+    def _force_limits(self) -> None:
+        """``limit (nb_points,)`` [N]: :data:`UNSTABLE_STRAIN` times the sum of the EA of
+        the lines on each coupled point (inf where a line's EA is a table); and the names
+        of those lines, for the message of an unstable line."""
+        limit = np.full(int(self.point_start[-1]), np.inf)
+        names: list[str] = []
+        for i, s in enumerate(self.systems):
+            for k, pid in enumerate(s.input.coupled):
+                on = [(lid, ltype) for lid, ltype, a, b, *_ in s.input.lines if pid in (a, b)]
+                ea = sum(s.input.line_types.get(ltype, (0.0, 0.0, math.nan))[2]
+                         for _, ltype in on)
+                if on and math.isfinite(ea) and ea > 0:
+                    limit[int(self.point_start[i]) + k] = UNSTABLE_STRAIN * ea
+                names.append(", ".join(f"line {lid}" for lid, _ in on) or "no line")
+        self.force_limit = limit
+        self._point_lines = names
+
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
         """Fairleads in body axes, the environment's water into MoorDyn (lines from the
         case file), MoorDyn's static solve at the initial pose, the serialised state."""
@@ -753,6 +779,7 @@ class MoorDynLines(ForceType):
             self.handles[i] = s.handle
         if rebuilt:
             self._static_lines()
+            self._force_limits()
         self._initialise(f)
 
     @staticmethod
@@ -806,7 +833,7 @@ class MoorDynLines(ForceType):
                 state_start, self.live, self.scheme, self.status, self.failure_info,
                 np.zeros(3 * m), np.zeros(3 * m), np.zeros(3 * m), np.zeros(2),
                 np.zeros(max(words, 1), dtype=np.int64), np.zeros(1, dtype=np.int64),
-                self._dtm(), np.zeros(3 * m), np.zeros(3 * m))
+                self._dtm(), np.zeros(3 * m), np.zeros(3 * m), self.force_limit)
 
     def _dtm(self) -> Array:
         """MoorDyn's time step dtM of each element (its file's option; 0: unknown, one
@@ -845,6 +872,15 @@ class MoorDynLines(ForceType):
             s = self.systems[i]
             where = f"force type 'moordyn' element #{i} ({s.source})"
             t = self.failure_info[i, 0]
+            if code == UNSTABLE:
+                j = int(self.point_start[i] + self.failure_info[i, 2])
+                lines = self._point_lines[j] if 0 <= j < len(self._point_lines) else "?"
+                return (f"{where}: {lines} went unstable at t = {t:g} s: MoorDyn's force on "
+                        f"coupled point #{int(self.failure_info[i, 2])} exceeds "
+                        f"{self.force_limit[j]:.3g} N (a strain of {UNSTABLE_STRAIN:g} at "
+                        "its lines' EA); MoorDyn's time_step (dtM) is too large for these "
+                        "segments: a smaller time_step, more axial damping or fewer "
+                        "segments")
             if code == NOT_FINITE:
                 return (f"{where}: MoorDyn gave a non-finite fairlead force at t = {t:g} s "
                         "(the lines went unstable: a smaller time_step, more damping or "
@@ -1077,7 +1113,7 @@ def moordyn_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: flo
     fns, handles, point_start, coupling, forces = data[0], data[1], data[2], data[8], data[9]
     live, status, info, x, v, fo, tt = (data[12], data[14], data[15], data[16], data[17],
                                         data[18], data[19])
-    dtm, x1, v1 = data[22], data[23], data[24]
+    dtm, x1, v1, limit = data[22], data[23], data[24], data[25]
     f = frames[0]
     started = True
     for i in range(len(handles)):
@@ -1126,6 +1162,18 @@ def moordyn_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: flo
             if rc != 0 or not finite:
                 _fail(status, info, i, rc if rc != 0 else NOT_FINITE, t, STEP)
                 continue
+            # a force no line can pull with: unstable lines, stopped before the body
+            # feels it (an exploding line grows for a while before MoorDyn sees a NaN)
+            wild = -1
+            for j in range(lo, point_start[i + 1]):
+                q = 3 * (j - lo)
+                if wild < 0 and math.sqrt(fo[q] ** 2 + fo[q + 1] ** 2
+                                          + fo[q + 2] ** 2) > limit[j]:
+                    wild = j - lo
+            if wild >= 0:
+                _fail(status, info, i, UNSTABLE, t, STEP)
+                info[i, 2] = wild
+                continue
             for j in range(lo, point_start[i + 1]):
                 for c in range(3):
                     q = 3 * (j - lo) + c
@@ -1154,6 +1202,7 @@ def moordyn_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: flo
     alive(dtm)
     alive(x1)
     alive(v1)
+    alive(limit)
     alive(data)
     alive(frames)
     alive(f)
