@@ -26,23 +26,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine import Model, State, evaluate, link_outputs, mass_blocks, project
-from ..engine.evaluate import _constraints, _link_ctx, _point_masses, model_coupling
+from ..engine import Model, State, evaluate, link_outputs, project
+from ..engine.evaluate import _link_ctx
 from ..engine.model import ForceBlock, body_states
-from ..errors import ModelError, SimulationError
+from ..errors import ModelError
 from ..forces import ForceContext, ForceType
 from ..kinematics import node_frames
 from ..links import DOFS, LinkContext
-from ..rotations import cross, quat_multiply, rotvec_to_quat
+from ..rotations import cross
+from ..statics import full_mass, null_space, posed
 
 Array = np.ndarray
 
 #: Relative step of the central differences (of the model's length scale for
 #: translations, in radians for rotations): truncation ~ STEP^2, round-off ~ eps / STEP.
 STEP = 1e-5
-#: Singular values of the row-normalised constraint Jacobian below this fraction of the
-#: largest are taken as zero (redundant rows: a doubled link, a closed loop).
-RANK_TOL = 1e-9
 
 
 @dataclass
@@ -183,63 +181,6 @@ def not_linearisable(model: Model, s: State) -> None:
                 f"forces.{fblk.names[0]}")
 
 
-def null_space(model: Model, s: State) -> Array:
-    """``T`` ``(6 nb, ny)``: an orthonormal (in scaled units) basis of the motions the
-    links allow at ``s``, rotations scaled by the model's length scale."""
-    nb = model.nb_bodies
-    scale = np.tile(np.r_[np.ones(3), np.full(3, 1.0 / model.length_scale)], nb)
-    if not model.nb_rows:
-        return np.diag(scale)
-    b = body_states(model, s)
-    _, vals, _, _, _ = _constraints(model, b, _link_ctx(model, s))
-    G = np.zeros((model.nb_rows, 6 * nb))
-    np.add.at(G, (model.solver.rows, model.solver.cols), vals)
-    G = G * scale[None, :]
-    norms = np.linalg.norm(G, axis=1)
-    G = G[norms > 0] / norms[norms > 0, None]
-    if not len(G):
-        return np.diag(scale)
-    _, sv, vt = np.linalg.svd(G)
-    rank = int(np.sum(sv > RANK_TOL * sv[0]))
-    return scale[:, None] * vt[rank:].T
-
-
-def full_mass(model: Model, s: State) -> Array:
-    """The mass matrix ``(6 nb, 6 nb)`` at ``s`` the engine solves with: bodies, constant
-    added mass, added mass between bodies and force elements' point masses."""
-    nb = model.nb_bodies
-    b = body_states(model, s)
-    M = np.zeros((6 * nb, 6 * nb))
-    blocks = mass_blocks(model, b)
-    for i in range(nb):
-        M[6 * i: 6 * i + 6, 6 * i: 6 * i + 6] = blocks[i]
-    coupling = model_coupling(model)
-    if coupling is not None:
-        U, Cm = coupling
-        M += U.T @ Cm @ U
-    frames = [[node_frames(b, att) for att in fblk.attachments]
-              for fblk in model.force_blocks]
-    fctx = ForceContext(s.t, _link_ctx(model, s).signals[0], model.gravity, model.settings,
-                        static=True)
-    points = _point_masses(model, frames, fctx, np.zeros((nb, 6)))
-    if points is not None:
-        P, Cp = points
-        M += P.T @ Cp @ P
-    return M
-
-
-def posed(model: Model, s0: State, dx: Array) -> State:
-    """``s0`` moved by ``dx`` ``(nb, 6)`` (translation, rotation vector, world axes) and
-    put back on the links; velocities zero."""
-    s = s0.copy()
-    s.x = s0.x + dx[:, :3]
-    s.q = quat_multiply(rotvec_to_quat(dx[:, 3:]), s0.q)
-    s.v = np.zeros_like(s0.v)
-    s.w = np.zeros_like(s0.w)
-    project(model, s, initial=True)
-    return s
-
-
 def _outputs(model: Model, s: State, basis: Array) -> Array:
     """What is differentiated, stacked: accelerations, link displacement, twist, spring
     force, free-DOF rates, and each force element's generalised force on ``y``."""
@@ -279,61 +220,6 @@ def _central(fn: Callable[[Array], Array], ny: int, h: float) -> Array:
         d2 = (fn(0.5 * h * e) - fn(-0.5 * h * e)) / h
         cols.append((4.0 * d2 - d1) / 3.0)
     return np.stack(cols, axis=-1)
-
-
-def reduced_equilibrium(model: Model, state: State, tol: float = 1e-10,
-                        max_steps: int = 50) -> State:
-    """The static equilibrium nearest ``state``, by Newton's method in the links'
-    independent coordinates (the stiffness from central differences of the engine's
-    accelerations), each step limited to 0.3 rad or 0.3 of the model's length scale and
-    halved until the residual falls. A fallback for models whose 6-DOF-per-body search
-    (:func:`frylinks.statics.static_equilibrium`) stalls on the links' redundancy.
-
-    Raises
-    ------
-    SimulationError
-        When the residual acceleration stays above ``tol`` times gravity.
-    """
-    nb = model.nb_bodies
-    s = state.copy()
-    s.v[:] = 0.0
-    s.w[:] = 0.0
-    s.z[:] = 0.0
-    project(model, s, initial=True)
-    scale = max(float(np.linalg.norm(model.gravity)), 1.0)
-
-    def residual(st: State) -> Array:
-        return evaluate(model, st, static=True).udot.ravel()
-
-    r = residual(s)
-    for _ in range(max_steps):
-        if float(np.max(np.abs(r))) <= tol * scale:
-            return s
-        T = null_space(model, s)
-        M_b = full_mass(model, s)
-        h = STEP * model.length_scale
-        cols = []
-        for j in range(T.shape[1]):
-            plus = residual(posed(model, s, (h * T[:, j]).reshape(nb, 6)))
-            minus = residual(posed(model, s, (-h * T[:, j]).reshape(nb, 6)))
-            cols.append((plus - minus) / (2 * h))
-        K = -T.T @ M_b @ np.stack(cols, axis=1)
-        y = np.linalg.lstsq(K, T.T @ M_b @ r, rcond=1e-12)[0]
-        dx = (T @ y).reshape(nb, 6)
-        big = max(float(np.max(np.abs(dx[:, :3]))) / model.length_scale,
-                  float(np.max(np.abs(dx[:, 3:]))), 1e-300)
-        dx *= min(1.0, 0.3 / big)
-        for _halving in range(30):
-            trial = posed(model, s, dx)
-            rt = residual(trial)
-            if np.linalg.norm(rt) < np.linalg.norm(r):
-                break
-            dx *= 0.5
-        s, r = trial, rt
-    raise SimulationError(
-        f"no static equilibrium found: an acceleration of {float(np.max(np.abs(r))):.3g} "
-        "(m s-2 or rad s-2) is left (is something holding every body?)",
-        "solver.initial_equilibrium")
 
 
 def linearise(model: Model, state: State) -> LinearModel:

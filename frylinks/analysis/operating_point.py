@@ -12,7 +12,7 @@ from .. import __version__
 from ..engine import Model, State, assemble, assemble_initial
 from ..errors import ModelError, SimulationError
 from ..system import System
-from .linearise import LinearModel, linearise, reduced_equilibrium
+from .linearise import LinearModel, linearise
 
 
 @dataclass
@@ -107,17 +107,11 @@ def _linearised(system: System, equilibrium: bool, state: State | None,
         if equilibrium:
             from ..statics import static_equilibrium
 
-            start = s.copy()
             try:
                 static_equilibrium(model, s)
-            except SimulationError:
-                # the 6-DOF-per-body search can stall on the links' redundancy: Newton
-                # in the links' independent coordinates
-                try:
-                    s = reduced_equilibrium(model, start)
-                except SimulationError as exc:
-                    raise ModelError(f"a linear analysis is made about the static "
-                                     f"equilibrium, and none was found: {exc}",
-                                     exc.path or "bodies") from None
+            except SimulationError as exc:
+                raise ModelError(f"a linear analysis is made about the static "
+                                 f"equilibrium, and none was found: {exc}",
+                                 exc.path or "bodies") from None
             about = "static equilibrium"
     return OperatingPoint(system, model, linearise(model, s), about, case_file)
