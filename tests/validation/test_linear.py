@@ -278,6 +278,29 @@ def test_point_absorber_decay_period(record_property: object) -> None:
     assert err < 0.01
 
 
+def test_rm3_rao_equals_time_domain_short(record_property: object) -> None:
+    """The fast version of the next test: 96 s with a 16 s ramp instead of 200 s and
+    100 s, fitted over the last 40 s (5 periods). The 41 s spar mode (damping ratio
+    0.33) has decayed to about 5 % of its start by then, so a looser tolerance: 2 %
+    (measured 0.07 % float, 0.77 % spar)."""
+    case = ROOT / "cases" / "rm3.yaml"
+    height, period = 0.25, 8.0
+    out = frylinks.run(case, overrides={"environment.waves.height": height,
+                                        "environment.waves.ramp": 16.0,
+                                        "solver.t_end": 96.0})
+    ds = rao(case, periods=[period])
+    w = 2 * math.pi / period
+    errors = []
+    for body in ("float", "spar"):
+        z = out["body_position"].sel(body=body, xyz="z").values
+        x = steady_amplitude(out["time"].values, z, w, 56.0)
+        expected = complex((ds["body_rao_amplitude"] * np.exp(1j * np.radians(
+            ds["body_rao_phase"]))).sel(body=body, dof="tz").values.item()) * height / 2
+        errors.append(abs(x - expected) / abs(expected))
+    record_property("relative_rao_errors", errors)
+    assert max(errors) < 0.02
+
+
 @pytest.mark.slow
 def test_rm3_rao_equals_time_domain(record_property: object) -> None:
     """RM3 in 0.25 m waves of 8 s (its case, 200 s, ramp 100 s): the float's and
