@@ -216,7 +216,8 @@ def _dump(data: Any) -> str:
 #: (The mutants are written elsewhere: the cases' paths relative to cases/ made absolute.)
 SEEDS: dict[str, str] = {
     **{p.stem: p.read_text(encoding="utf-8").replace(
-        " ../plugins/", f" {ROOT.as_posix()}/plugins/") for p in CASES},
+        " ../plugins/", f" {ROOT.as_posix()}/plugins/").replace(
+        " geometry/", f" {ROOT.as_posix()}/cases/geometry/") for p in CASES},
     "axis_links": _dump(AXIS_LINKS),
     "other_links": _dump(OTHER_LINKS),
     "forces": _dump(FORCES),
