@@ -393,6 +393,11 @@ class Scene:
             anchor = (force.get("params") or {}).get("anchor")
             if isinstance(anchor, list) and len(anchor) == 3:
                 points.append(np.asarray([anchor], dtype=float))
+        for var in self.ds.data_vars:  # lines a plugin writes node by node (MoorDyn's)
+            if str(var).endswith("_node_position") and self.ds[var].dims[-1] == "xyz":
+                nodes = np.asarray(self.ds[var].isel(time=0).values,
+                                   dtype=float).reshape(-1, 3)
+                points.append(nodes[~np.isnan(nodes).any(axis=1)])
         for name, centre in zip(self.body_names, first, strict=False):
             geometry = self.spec["bodies"].get(name)
             if geometry:
