@@ -366,7 +366,8 @@ def drag_note(lin: LinearModel, wave_height: float | None) -> str:
             f"{float(wave_height):g} m: a drag D v |v| stands in by (8 / (3 pi)) D |V| at "
             "the response amplitude |V| of each frequency (least squares over a period), "
             "by fixed-point iteration on the RAO to a relative change of "
-            f"{EQUIVALENT_TOL:g}")
+            f"{EQUIVALENT_TOL:g}; where a current flows, a drag keeps its tangent about "
+            "the current instead")
 
 
 def power_matrix(ds: xr.Dataset, heights: Sequence[float], periods: Sequence[float],
