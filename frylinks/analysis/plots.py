@@ -37,16 +37,18 @@ def analysis_kind(path: str | Path) -> str | None:
     return str(kind) if kind in ("rao", "modes") else None
 
 
-def _selected(da: xr.DataArray, select: dict[str, Any], variable: str) -> xr.DataArray:
+def _selected(da: Any, select: dict[str, Any], what: str) -> Any:
+    """``da`` (a DataArray or a Dataset) at the labels ``select`` gives per dimension;
+    an unknown dimension or label is an error naming ``what`` and what it has."""
     for key, value in select.items():
         if key not in da.dims:
-            raise FrylinksError(f"{variable} has no dimension {key!r}; its dimensions: "
+            raise FrylinksError(f"{what} has no dimension {key!r}; its dimensions: "
                                 f"{', '.join(map(str, da.dims))}")
         labels = [str(v) for v in da[key].values]
         wanted = [str(v) for v in (value if isinstance(value, list) else [value])]
         missing = [w for w in wanted if w not in labels]
         if missing:
-            raise FrylinksError(f"{key}={missing[0]} is not in {variable}; known: "
+            raise FrylinksError(f"{key}={missing[0]} is not in {what}; known: "
                                 f"{', '.join(labels)}")
         da = da.isel({key: [labels.index(w) for w in wanted]})
     return da
@@ -106,7 +108,7 @@ def modes_figure(ds: xr.Dataset, select: dict[str, Any]) -> Figure:
 
     from .modes import weights
 
-    ds = _selected_modes(ds, select)
+    ds = _selected(ds, select, "a modes file")
     nm = ds.sizes["mode"]
     if nm == 0:
         raise FrylinksError("no mode to draw")
@@ -166,21 +168,6 @@ def _mode_title(m: xr.Dataset) -> str:
     damping = f"zeta = {zeta:.3g}" if np.isfinite(zeta) else "zeta -"
     extra = "" if kind == "oscillating" else f" [{kind}]"
     return f"mode {int(m['mode'])}: {when}, {damping}{extra}"
-
-
-def _selected_modes(ds: xr.Dataset, select: dict[str, Any]) -> xr.Dataset:
-    for key, value in select.items():
-        if key not in ds.dims:
-            raise FrylinksError(f"a modes file has no dimension {key!r}; its dimensions: "
-                                f"{', '.join(map(str, ds.dims))}")
-        labels = [str(v) for v in ds[key].values]
-        wanted = [str(v) for v in (value if isinstance(value, list) else [value])]
-        missing = [w for w in wanted if w not in labels]
-        if missing:
-            raise FrylinksError(f"{key}={missing[0]} is not in the modes file; known: "
-                                f"{', '.join(labels)}")
-        ds = ds.isel({key: [labels.index(w) for w in wanted]})
-    return ds
 
 
 def analysis_figure(path: str | Path, kind: str, variable: str | None,
