@@ -80,6 +80,22 @@ def reference(case: Path, t_end: float) -> xr.Dataset:
     return ds
 
 
+def resume_equals_uninterrupted(case: Path, start: Start, out: Path, part: xr.Dataset
+                                ) -> None:
+    """``frylinks run CASE --resume OUT`` finishes the interrupted run ``part`` 0.4 s on,
+    and both equal the uninterrupted run bit for bit, step for step."""
+    t_end = float(part.time[-1]) + 0.4
+    proc = start(str(case), "--resume", str(out), "--t-end", f"{t_end:.2f}")
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr
+    whole = load(out)
+    assert whole.attrs["status"] == "completed"
+    uninterrupted = reference(case, t_end)
+    assert whole.sizes["time"] == uninterrupted.sizes["time"]
+    assert_same(part, uninterrupted)
+    assert_same(whole, uninterrupted)
+
+
 @pytest.mark.parametrize(("sig", "why"), [(signal.SIGINT, ""), (signal.SIGTERM, " (SIGTERM)")])
 def test_ctrl_c_sigterm_keep_every_step_and_resume_finishes_bit_for_bit(
         sig: signal.Signals, why: str, case: Path, start: Start, tmp_path: Path) -> None:
@@ -93,16 +109,7 @@ def test_ctrl_c_sigterm_keep_every_step_and_resume_finishes_bit_for_bit(
     part = load(out)
     status = part.attrs["status"]
     assert status.startswith("interrupted at t=") and status.endswith(why)
-    t_end = float(part.time[-1]) + 0.4
-    proc = start(str(case), "--resume", str(out), "--t-end", f"{t_end:.2f}")
-    _, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 0, stderr
-    whole = load(out)
-    assert whole.attrs["status"] == "completed"
-    uninterrupted = reference(case, t_end)
-    assert whole.sizes["time"] == uninterrupted.sizes["time"]
-    assert_same(part, uninterrupted)
-    assert_same(whole, uninterrupted)
+    resume_equals_uninterrupted(case, start, out, part)
 
 
 def test_kill_9_keeps_the_written_steps_and_resume_finishes_bit_for_bit(
@@ -115,15 +122,7 @@ def test_kill_9_keeps_the_written_steps_and_resume_finishes_bit_for_bit(
     assert proc.returncode == -signal.SIGKILL
     part = load(out)
     assert part.attrs["status"] == "running"
-    t_end = float(part.time[-1]) + 0.4
-    proc = start(str(case), "--resume", str(out), "--t-end", f"{t_end:.2f}")
-    _, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 0, stderr
-    whole = load(out)
-    assert whole.attrs["status"] == "completed"
-    uninterrupted = reference(case, t_end)
-    assert_same(part, uninterrupted)
-    assert_same(whole, uninterrupted)
+    resume_equals_uninterrupted(case, start, out, part)
 
 
 def test_a_sweep_runs_moordyn_on_dask_workers(case: Path) -> None:

@@ -396,3 +396,22 @@ def test_messages_show_a_billion_laughs_briefly(system: System) -> None:
             add()
         assert info.value.path == path
         assert len(info.value.message) < 400, info.value.message
+
+
+def test_assembly_memory_grows_with_the_bodies_not_their_square() -> None:
+    """A chain of 2000 bodies assembles in a few MB: the added mass between bodies is
+    laid out over the bodies a force couples only (a (6 nb)^2 matrix was 1.2 GB here,
+    27 GB for the benchmark's 10,000 rods)."""
+    import tracemalloc
+
+    from frylinks.engine import assemble
+    from tests.bench import benchmark
+
+    system = benchmark("chain").build_chain(2000)
+    tracemalloc.start()
+    try:
+        assemble(system)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 200e6, peak

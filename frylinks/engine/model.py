@@ -270,7 +270,7 @@ def _prepare_forces(model: Model) -> None:
                        else np.zeros(0), model.gravity, model.settings)
     nb = model.nb_bodies
     added = np.zeros((nb + 1, 6, 6))
-    between = np.zeros((6 * (nb + 1), 6 * (nb + 1)))
+    couplings: list[tuple[Array, Array]] = []  # (bodies, their (6 n, 6 n) added mass)
     start = 0
     z0: list[Array] = []
     mass = np.append(model.mass, 0.0)  # ground last
@@ -294,16 +294,15 @@ def _prepare_forces(model: Model) -> None:
             if np.any(body == nb):
                 raise ModelError(f"force type '{fblk.kind.name}' adds mass to ground")
             n = len(body)
-            cols = (6 * body[:, None] + np.arange(6)).reshape(-1)
-            between[np.ix_(cols, cols)] += np.asarray(fblk.coupled, dtype=float).reshape(
-                6 * n, 6 * n)
+            couplings.append((body, np.asarray(fblk.coupled, dtype=float).reshape(6 * n,
+                                                                                 6 * n)))
         n = int(fblk.kind.nb_states)
         fblk.states = slice(start, start + n)
         start += n
         if n:
             z0.append(np.asarray(fblk.kind.initial_states(), dtype=float).reshape(n))
     ctx.masses = []
-    _couple(model, added, between[: 6 * nb, : 6 * nb])
+    _couple(model, added, couplings)
     if np.any(added[:nb]):
         model.added_mass = added[:nb]
     s.z = np.concatenate(z0) if z0 else np.zeros(0)
@@ -314,19 +313,28 @@ def _named(exc: ElementError, section: str, defs: Sequence[Any]) -> ModelError:
     return ModelError(exc.message, f"{section}.{defs[exc.element].name}.{exc.path}")
 
 
-def _couple(model: Model, added: Array, between: Array) -> None:
-    """Split the added mass between bodies ``(6 nb, 6 nb)``: what lands on a body's own
-    block (two elements on one body) joins its ``added``; the rest, over the bodies it
-    couples, is :attr:`Model.mass_coupling`."""
-    nb = model.nb_bodies
-    blocks = between.reshape(nb, 6, nb, 6)
-    for i in range(nb):
-        added[i] += blocks[i, :, i, :]
+def _couple(model: Model, added: Array, couplings: list[tuple[Array, Array]]) -> None:
+    """Split the added mass between bodies (each of ``couplings``: the bodies of a force
+    block's elements and their ``(6 n, 6 n)`` matrix): what lands on a body's own block
+    (two elements on one body) joins its ``added``; the rest, over the bodies it couples,
+    is :attr:`Model.mass_coupling`. Only the bodies the couplings name are laid out (a
+    chain of 10,000 bodies would otherwise make a 60,000-square matrix)."""
+    if not couplings:
+        return
+    bodies = np.unique(np.concatenate([body for body, _ in couplings]))
+    m = len(bodies)
+    between = np.zeros((6 * m, 6 * m))
+    for body, matrix in couplings:
+        cols = (6 * np.searchsorted(bodies, body)[:, None] + np.arange(6)).reshape(-1)
+        between[np.ix_(cols, cols)] += matrix
+    blocks = between.reshape(m, 6, m, 6)
+    for i in range(m):
+        added[bodies[i]] += blocks[i, :, i, :]
         blocks[i, :, i, :] = 0.0
-    coupled = np.flatnonzero(np.any(blocks != 0.0, axis=(1, 2, 3)))
-    if len(coupled):
-        cols = (6 * coupled[:, None] + np.arange(6)).reshape(-1)
-        model.mass_coupling = (coupled.astype(np.int64),
+    keep = np.flatnonzero(np.any(blocks != 0.0, axis=(1, 2, 3)))
+    if len(keep):
+        cols = (6 * keep[:, None] + np.arange(6)).reshape(-1)
+        model.mass_coupling = (bodies[keep].astype(np.int64),
                                np.ascontiguousarray(between[np.ix_(cols, cols)]))
 
 
