@@ -8,7 +8,10 @@ lists, wrong-length vectors, mappings, signals where numbers go and numbers wher
 signals go, dates, binary, sets, a shared or recursive YAML alias); a ``type`` changed
 to another registered type; a node reference broken; or the YAML text itself cut (a
 line deleted or duplicated, indentation broken, a tab, a ``!!python`` tag). Each mutant
-is run for a few steps with :func:`frylinks.run`. It must return a Dataset (completed
+is run for a few steps with :func:`frylinks.run`, on the Python path: what is tested is
+the reading of the file, and a few steps of a model of several types do not repay
+compiling its step (100 s for the seed with every axis link type on the CI machine;
+``tests/test_compiled.py`` checks every type and shipped case compiled). It must return a Dataset (completed
 or diverged: both are runs) or raise :class:`~frylinks.errors.CaseError` whose message
 names the file and, when only keys and values were changed, a key path and its line.
 Any other exception, a numpy ``RuntimeWarning``, a hang or code run from the file is a
@@ -40,6 +43,7 @@ from hypothesis import strategies as st
 
 import frylinks
 from frylinks.case import CaseLoader
+from frylinks.engine.compose import python_path
 from frylinks.errors import CaseError
 from frylinks.params import shown
 from frylinks.registry import Registry
@@ -639,7 +643,8 @@ def check(m: Mutant, path: Path) -> None:
             warnings.simplefilter("error", RuntimeWarning)
             # a mutant moved a body or a node: the run says so, and that is right
             warnings.filterwarnings("ignore", "initial positions do not satisfy", UserWarning)
-            ds = frylinks.run(path, t_end=T_END, dt=DT)
+            with python_path():
+                ds = frylinks.run(path, t_end=T_END, dt=DT)
     except CaseError as exc:
         msg = str(exc)
         note(f"CaseError: {msg}")
@@ -680,7 +685,8 @@ def test_seeds_run(seed: str, workdir: Path) -> None:
         warnings.simplefilter("error")
         for expected in EXPECTED_WARNINGS.get(seed, ()):  # a shipped case's, on purpose
             warnings.filterwarnings("ignore", message=expected)
-        ds = frylinks.run(path, t_end=T_END, dt=DT)
+        with python_path():
+            ds = frylinks.run(path, t_end=T_END, dt=DT)
     assert ds.attrs["status"] == "completed"
 
 
