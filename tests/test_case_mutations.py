@@ -11,9 +11,10 @@ line deleted or duplicated, indentation broken, a tab, a ``!!python`` tag). Each
 is run for a few steps with :func:`frylinks.run`, on the Python path: what is tested is
 the reading of the file, and a few steps of a model of several types do not repay
 compiling its step (100 s for the seed with every axis link type on the CI machine;
-``tests/test_compiled.py`` checks every type and shipped case compiled). It must return a Dataset (completed
-or diverged: both are runs) or raise :class:`~frylinks.errors.CaseError` whose message
-names the file and, when only keys and values were changed, a key path and its line.
+``tests/test_compiled.py`` checks every type and shipped case compiled). It must return
+a Dataset (completed or diverged: both are runs) or raise
+:class:`~frylinks.errors.CaseError` whose message names the file and, when only keys and
+values were changed, a key path and its line.
 Any other exception, a numpy ``RuntimeWarning``, a hang or code run from the file is a
 bug. The default profile is derandomised (the same examples in CI every time); the
 ``slow`` one draws many more at random.
