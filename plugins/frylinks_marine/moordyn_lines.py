@@ -1109,7 +1109,8 @@ def moordyn_start(data: tuple[Any, ...], f: NodeFrames, t: float) -> None:
 def moordyn_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
                    signals: Array, states: Array) -> None:
     """At an accepted state: start MoorDyn (the first), or advance it from the last
-    accepted time along the fairleads' secant path and keep the forces (module doc)."""
+    accepted time along the cubic Hermite path through the fairleads' accepted states,
+    and keep the forces (module doc)."""
     fns, handles, point_start, coupling, forces = data[0], data[1], data[2], data[8], data[9]
     live, status, info, x, v, fo, tt = (data[12], data[14], data[15], data[16], data[17],
                                         data[18], data[19])
