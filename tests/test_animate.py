@@ -15,12 +15,14 @@ from PIL import Image
 from frylinks.animate import animate, frame_images, parse_camera
 from frylinks.scene import SceneError
 from frylinks.visualise import open_results
+from tests.test_cli import SHORT_CASE
 from tests.visual import moving_box
 
 SIZE = (400, 300)
 
 
 def frylinks_cmd(*args: str) -> subprocess.CompletedProcess[str]:
+    """test_cli's, with room for a cold compile and an animation (300 s, not 120)."""
     return subprocess.run([sys.executable, "-m", "frylinks", *args], capture_output=True,
                           text=True, timeout=300)
 
@@ -81,25 +83,14 @@ def test_bad_input(tmp_path: Path) -> None:
         animate(moving_box().drop_vars("body_orientation"), tmp_path / "x.gif")
 
 
-GEOMETRY_CASE = """\
-frylinks: 1
-name: box-pendulum
-ground:
-  nodes:
-    pivot: {orientation: {axis: [1, 0, 0], angle_deg: 90}}
-bodies:
-  bob:
-    mass: 1.0
-    inertia: [1.0e-3, 1.0e-3, 1.0e-3]
-    position: [0.6, 0, -0.8]
-    geometry: GEOMETRY
-    nodes:
-      hinge: {position: [-0.6, 0, 0.8], orientation: {axis: [1, 0, 0], angle_deg: 90}}
-links:
-  hinge: {type: revolute, master: ground.pivot, slave: bob.hinge}
-solver: {t_end: 0.2, dt: 0.01}
-output: {every: 5}
-"""
+#: test_cli's short pendulum, its bob given a ``geometry`` (GEOMETRY stands for it) and
+#: a run long enough to animate
+GEOMETRY_CASE = (SHORT_CASE.replace("name: short-pendulum", "name: box-pendulum")
+                 .replace("    position: [0.6, 0, -0.8]\n",
+                          "    position: [0.6, 0, -0.8]\n    geometry: GEOMETRY\n")
+                 .replace("solver: {t_end: 0.1, dt: 0.01}\noutput: {every: 2}",
+                          "solver: {t_end: 0.2, dt: 0.01}\noutput: {every: 5}"))
+assert "geometry: GEOMETRY" in GEOMETRY_CASE and "every: 5" in GEOMETRY_CASE
 
 
 def test_command_line(tmp_path: Path) -> None:
