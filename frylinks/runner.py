@@ -55,13 +55,13 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
     if not isinstance(every, int) or isinstance(every, bool) or every < 1:
         raise FrylinksError(f"output.every: expected a whole number >= 1, got {every!r}")
     sample_times(t_end, dt, integrator, every)  # a whole number of steps
-    model = assemble(system)
-    fixed_steps_only(model, integrator)
-    _say_path(model, integrator)
     rho_inf = as_float(rho_inf, "solver.rho_inf", "")
     if not 0.0 <= rho_inf <= 1.0:
         raise FrylinksError(f"solver.rho_inf: expected a spectral radius in [0, 1], got "
                             f"{rho_inf:g}")
+    model = assemble(system)
+    fixed_steps_only(model, integrator)
+    _say_path(model, integrator, rho_inf)
     attrs = run_attributes(system, integrator, dt, every, rtol, atol, rho_inf)
     s = (state or model.initial).copy()
     restart: Checkpoint | None = None
@@ -191,12 +191,14 @@ class PythonPathWarning(UserWarning):
     """A model runs on the engine's Python path: a type it uses has no compiled kernels."""
 
 
-def _say_path(model: Model, integrator: str) -> None:
+def _say_path(model: Model, integrator: str, rho_inf: float) -> None:
     """Say once, at the start of a run, why a model does not run compiled (a type without
-    kernels, a Python callable); large sparse models take the Python path by design."""
+    kernels, a Python callable); large sparse models take the Python path by design. A
+    new kind of model's step starts compiling in a child process
+    (:mod:`frylinks.engine.background`)."""
     if integrator in ADAPTIVE:
         return  # scipy drives dop853 from Python in any case
-    compiled_step(model)
+    compiled_step(model, (integrator, rho_inf))
     why = getattr(model, "python_reason", None)
     if why and why[1]:  # a plugin's type (the engine's own reasons are documented)
         warnings.warn(f"this model runs on the Python path, several times slower than the "

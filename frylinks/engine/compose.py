@@ -37,8 +37,8 @@ import numpy as np
 from .. import __version__
 from ..errors import SimulationError
 from ..links import DOFS
+from . import background, newton
 from . import kernels as K
-from . import newton
 from .handle import handle
 from .model import Model, State
 from .sampling import NEVER, sample_room
@@ -946,15 +946,15 @@ class CompiledStep:
     integrator (``stepper``: the generalized-alpha stepper using this step, if any), so
     a run compiles one entry; an advance may report too, and the report is kept."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, child: tuple[str, float] | None = None) -> None:
         self.model = model
         source, modules = generate(model)
         self.source = source
         self.module = load_step(source, modules)
         self.data = model_data(model)
-        self.room = self.module.make_room(self.data, model.nb_bodies, len(model.initial.z))
-        self.handle = handle(self.data, (), self.room)
         self.stepper: Any = None
+        #: The process compiling this step's entry, if any (:mod:`.background`).
+        self.child: int | None = None
         self._report: tuple[Array, Sequence[Array], int | None] | None = None
         self._no_out = self.out_arrays()  # (an advance without a report writes none)
         #: A force type's outputs are made in Python from memory the step updates (a
@@ -965,6 +965,15 @@ class CompiledStep:
         #: Some type keeps memory from one evaluation to the next (checkpoints save it).
         self.has_memory = (any(blk.kind.memory for blk in model.force_blocks)
                            or any(getattr(blk.kind, "memory", ()) for blk in model.link_blocks))
+        if child is not None:  # (before anything compiles here)
+            background.start(self, *child)
+        self.build()
+
+    def build(self) -> None:
+        """The arrays the step writes and the handle it reads (compiled the first time)."""
+        model = self.model
+        self.room = self.module.make_room(self.data, model.nb_bodies, len(model.initial.z))
+        self.handle = handle(self.data, (), self.room)
 
     def out_arrays(self) -> tuple[Array, ...]:
         """Room for a report: links (nl, 25), forces (nf, 6), accelerations (nb, 6),
@@ -988,6 +997,7 @@ class CompiledStep:
         are multiples of ``every`` (rows of :func:`.sampling.sample_room`) and the
         SimulationError of a divergence (None if none), with ``s`` at the last accepted
         step."""
+        background.join(self)
         nb = self.model.nb_bodies
         y = s.pack()
         arrays = self.out_arrays() if report == K.REPORT_END else self._no_out
@@ -1075,9 +1085,12 @@ def python_path() -> Iterator[None]:
         _FORCE_PYTHON[0] = before
 
 
-def compiled_step(model: Model) -> CompiledStep | None:
+def compiled_step(model: Model, child: tuple[str, float] | None = None
+                  ) -> CompiledStep | None:
     """The model's compiled step (built once per model), or None when it runs on the
-    Python path; the reason is kept in ``model.python_reason``."""
+    Python path; the reason is kept in ``model.python_reason``. ``child``: the
+    integrator and ``rho_inf`` of the run, whose entry a child process compiles
+    meanwhile if it is not cached (:mod:`.background`)."""
     if hasattr(model, "_compiled"):
         cached: CompiledStep | None = model._compiled
         return cached
@@ -1087,7 +1100,7 @@ def compiled_step(model: Model) -> CompiledStep | None:
     elif _FORCE_PYTHON[0]:
         why = ("frylinks.engine.compose.python_path() asks for the Python path", False)
     why = why or not_compiled(model)
-    step = None if why else CompiledStep(model)
+    step = None if why else CompiledStep(model, child)
     model._compiled = step  # type: ignore[attr-defined]
     model.python_reason = why  # type: ignore[attr-defined]  # (text, a plugin's doing)
     return step

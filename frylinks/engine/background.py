@@ -1,0 +1,97 @@
+"""A new kind of model's step compiled in a second process while this one sets it up.
+
+numba compiles in one thread and holds the interpreter while it does. The first run of a
+new kind of model compiles two things that do not depend on each other: the kernels the
+setup calls from Python (the projection of the initial state onto the links) and the
+model's step with the kernels it calls. On a machine with a second core, a child forked
+after the step's module is generated compiles the step, which numba caches on disk, while
+the parent sets the model up; the parent then waits for the child and loads the step
+from the cache. A cold ``frylinks run cases/pendulum.yaml`` took 42 s in one process
+and takes about 26 s so (docs/compiled.md).
+
+The child only compiles: it steps nothing (a report of no step), opens no file, writes
+nothing but numba's cache (atomically, as numba does for concurrent processes) and
+leaves with ``os._exit``. Nothing is forked when the step is cached already, on one
+core, outside the main thread or when other threads run (a dask worker, pytest-xdist),
+or with ``FRYLINKS_COMPILE_CHILD=0``. When the child fails, the parent compiles the
+step itself, as it would have without it (and reports any error then).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .compose import CompiledStep
+
+
+def _cached(dispatcher: Any) -> bool:
+    """Whether numba keeps machine code of ``dispatcher`` on disk (any signature)."""
+    cache = getattr(dispatcher, "_cache", None)
+    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+    return index is None or Path(index).exists()
+
+
+def _may_fork() -> bool:
+    return (os.environ.get("FRYLINKS_COMPILE_CHILD", "1") != "0" and hasattr(os, "fork")
+            and (os.cpu_count() or 1) > 1
+            and threading.current_thread() is threading.main_thread()
+            and threading.active_count() == 1)
+
+
+def _child_setup() -> None:
+    """Silence the child and have it die with its parent (a killed run leaves no
+    compiler behind)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG (Linux)
+    except (OSError, AttributeError):
+        pass
+
+
+def start(step: CompiledStep, integrator: str, rho_inf: float) -> None:
+    """Fork a child that compiles the entry of ``integrator`` (``rk4`` or
+    ``generalized_alpha``) of ``step``, unless it is cached or forking is not safe."""
+    entry = {"rk4": "advance_rk4", "generalized_alpha": "advance_ga"}.get(integrator)
+    if entry is None or step.child is not None or _cached(getattr(step.module, entry)):
+        return
+    if not _may_fork():
+        return
+    pid = os.fork()
+    if pid:
+        step.child = pid
+        return
+    code = 1
+    try:  # the child
+        _child_setup()
+        step.build()
+        s = step.model.initial.copy()
+        if integrator == "rk4":
+            step.advance_rk4(s, 0, 0, 0.0, s.t)
+        else:
+            from ..implicit import CompiledStepper
+
+            CompiledStepper(step, rho_inf).report(s)
+        code = 0
+    except BaseException:  # (the parent compiles the step and reports the error)
+        pass
+    finally:
+        os._exit(code)
+
+
+def join(step: CompiledStep) -> None:
+    """Wait for ``step``'s compiling child, if any (its step is then in the cache)."""
+    pid, step.child = step.child, None
+    if pid is not None:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:  # reaped elsewhere
+            pass

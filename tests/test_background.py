@@ -1,0 +1,65 @@
+"""A new kind of model's step compiled by a child process while the run sets up.
+
+The child forks only in a process with no other thread (pytest-xdist's workers have
+one), so the run under test is a separate interpreter. It keeps its steps in a folder
+of its own, so its model is a new kind there whatever ran before.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import frylinks
+
+ROOT = Path(__file__).resolve().parents[1]
+CASE = ROOT / "cases" / "pendulum.yaml"
+
+def _run_child(tmp_path: Path, integrator: str) -> dict:
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from frylinks.engine import background, compose\n"
+        "compose.cache_dir = lambda: Path(sys.argv[1])\n"
+        "children, steps = [], []\n"
+        "start = background.start\n"
+        "def spy(step, integrator, rho_inf):\n"
+        "    start(step, integrator, rho_inf)\n"
+        "    children.append(step.child)\n"
+        "    steps.append(step)\n"
+        "background.start = spy\n"
+        "import frylinks\n"
+        "ds = frylinks.run(sys.argv[2], t_end=0.3,\n"
+        "                  overrides={'solver.integrator': sys.argv[3]})\n"
+        "entry = {'rk4': 'advance_rk4', 'generalized_alpha': 'advance_ga'}[sys.argv[3]]\n"
+        "stats = getattr(steps[0].module, entry).stats\n"
+        "print(json.dumps({'child': children[0],\n"
+        "                  'hits': sum(stats.cache_hits.values()),\n"
+        "                  'misses': sum(stats.cache_misses.values()),\n"
+        "                  'x': ds.body_position.values.tolist()}))\n")
+    env = {k: v for k, v in os.environ.items() if k != "FRYLINKS_COMPILE_CHILD"}
+    out = subprocess.run([sys.executable, str(script), str(tmp_path / "cache"), str(CASE),
+                          integrator], capture_output=True, text=True, env=env, timeout=600,
+                         check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2,
+                    reason="the child is forked on a machine with a second core")
+@pytest.mark.parametrize("integrator", ["rk4", "generalized_alpha"])
+def test_a_child_compiles_a_new_kind_and_the_run_is_unchanged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, integrator: str) -> None:
+    got = _run_child(tmp_path, integrator)
+    # a child was forked, and the run loaded the step it compiled from the cache
+    assert got["child"] is not None
+    assert got["hits"] >= 1 and got["misses"] == 0
+    monkeypatch.setenv("FRYLINKS_COMPILE_CHILD", "0")
+    ref = frylinks.run(CASE, t_end=0.3, overrides={"solver.integrator": integrator})
+    np.testing.assert_array_equal(np.array(got["x"]), ref.body_position.values)
