@@ -181,11 +181,12 @@ def _parser() -> argparse.ArgumentParser:
 
     cache = sub.add_parser(
         "cache", help="show (or clear) the compiled code kept between runs",
-        description="Show where frylinks keeps compiled code between runs: the steps "
-                    "generated for each kind of model (the cache folder; set "
-                    "FRYLINKS_CACHE_DIR to move it) and numba's machine code of the types' "
-                    "kernels (beside their modules). Clearing is always safe: what is "
-                    "missing is compiled again by the next run.")
+        description="Show where frylinks keeps compiled code between runs (the cache "
+                    "folder; set FRYLINKS_CACHE_DIR to move it): the steps generated for "
+                    "each kind of model, and the machine code of the types' kernels and "
+                    "of the steps, by module and a hash of the sources it was compiled "
+                    "from. Clearing is always safe: what is missing is compiled again by "
+                    "the next run.")
     cache.add_argument("--clear", action="store_true", help="delete all of it")
     cache.set_defaults(func=_cache)
 
@@ -451,16 +452,18 @@ def _cache(args: argparse.Namespace) -> int:
     if args.clear:
         for f in kept + kernels:
             f.unlink(missing_ok=True)
-        print(f"cleared {len(kept)} files from {cache_dir()} and {len(kernels)} files of "
-              "kernels' machine code")
+        print(f"cleared {len(kept)} files from {cache_dir()}"
+              + (f" and {len(kernels)} left beside the modules" if kernels else ""))
         return 0
     print(f"cache folder: {cache_dir()}")
+    what = {"steps": "generated steps of each kind of model",
+            "kernels": "machine code of the kernels and steps, by module and sources' hash"}
     for name, files in groups.items() or {"steps": []}.items():
-        what = ("generated steps of each kind of model, and their machine code"
-                if name == "steps" else "kept by a plugin")
-        print(f"  {name}: {len(files)} files, {size(files):.1f} MB ({what})")
-    print(f"kernels' machine code: {len(kernels)} files, {size(kernels):.1f} MB, in the "
-          "__pycache__ folders of frylinks and its plugins")
+        print(f"  {name}: {len(files)} files, {size(files):.1f} MB "
+              f"({what.get(name, 'kept by a plugin')})")
+    if kernels:
+        print(f"left by earlier versions beside the modules of frylinks and its plugins: "
+              f"{len(kernels)} files, {size(kernels):.1f} MB")
     print("clear all of it with: frylinks cache --clear")
     return 0
 

@@ -3,8 +3,8 @@
 A type's kernels are plain Python functions in a numpy style that numba compiles
 (loops over the block's elements, scalar arithmetic, small arrays); :func:`kernel`
 compiles them with the options every frylinks kernel shares, and caches the machine
-code on disk beside the module (numba's ``cache=True``), so a second run compiles
-nothing. The same function serves the engine's compiled step and the type's Python
+code on disk in the frylinks cache folder (:mod:`frylinks.kernel_cache`), so a second
+run compiles nothing. The same function serves the engine's compiled step and the type's Python
 methods (which call it through numba's dispatcher).
 
 The helpers below take and fill single rows (one vector, one quaternion) and are
@@ -42,18 +42,20 @@ from numba import carray, config, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
+from .kernel_cache import cached
+
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: Options of every kernel: machine code cached on disk, no reassociation of floating
-#: point (the compiled and the Python path agree to round-off), numpy's rules for
-#: division by zero (inf and nan, not an exception), and no GIL (dask workers' threads).
-OPTIONS: dict[str, Any] = {"cache": True, "fastmath": False, "error_model": "numpy",
-                           "nogil": True}
+#: Options of every kernel (whose machine code :func:`kernel` keeps on disk): no
+#: reassociation of floating point (the compiled and the Python path agree to
+#: round-off), numpy's rules for division by zero (inf and nan, not an exception), and
+#: no GIL (dask workers' threads).
+OPTIONS: dict[str, Any] = {"fastmath": False, "error_model": "numpy", "nogil": True}
 
 
 def kernel(fn: F) -> F:
     """Compile ``fn`` as a frylinks kernel (see :data:`OPTIONS`)."""
-    return njit(**OPTIONS)(fn)  # type: ignore[no-any-return]
+    return cached(njit(**OPTIONS)(fn))  # type: ignore[no-any-return]
 
 
 def helper(fn: F) -> F:
@@ -61,7 +63,7 @@ def helper(fn: F) -> F:
     (numba's ``inline="always"``): a call of a compiled function that is not inlined
     may raise, as far as the caller knows, which costs the caller the pruning of its
     reference counts (see the module doc). For small functions (a row, one element)."""
-    return njit(inline="always", **OPTIONS)(fn)  # type: ignore[no-any-return]
+    return cached(njit(inline="always", **OPTIONS)(fn))  # type: ignore[no-any-return]
 
 
 @intrinsic

@@ -4,8 +4,10 @@ A model's step is generated as Python source (straight-line calls, one section p
 block of links, forces and signals, each type's kernels imported by name), written to
 the cache folder under a name that hashes everything it depends on (the source of
 every module whose kernels it calls, frylinks' and numba's versions), and compiled by
-numba, which caches the machine code beside it. The second run of the same kind of
-model (same types, whatever their number, parameters or bodies) compiles nothing.
+numba, with its machine code kept as a kernel's (:mod:`frylinks.kernel_cache`). A new
+kind compiles in a child process while the run sets up (:mod:`.background`). The
+second run of the same kind of model (same types, whatever their number, parameters or
+bodies) compiles nothing.
 
 The cache folder is ``$FRYLINKS_CACHE_DIR``, else ``$XDG_CACHE_HOME/frylinks``, else
 ``~/.cache/frylinks``; ``frylinks cache`` shows it and ``frylinks cache --clear``
@@ -36,6 +38,7 @@ import numpy as np
 
 from .. import __version__
 from ..errors import SimulationError
+from ..kernel_cache import cache_dir
 from ..links import DOFS
 from . import background, newton
 from . import kernels as K
@@ -57,20 +60,12 @@ MAX_DISTANCE = 1.0e12
 MAX_SPEED = 3.0e8
 
 
-def cache_dir() -> Path:
-    """Where generated steps (and their machine code) are kept."""
-    env = os.environ.get("FRYLINKS_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "frylinks"
-
-
 def cache_files() -> tuple[dict[str, list[Path]], list[Path]]:
-    """The files in :func:`cache_dir` by folder (``steps``: the generated steps' sources
-    and machine code; a plugin keeps its own in a folder of its own, e.g. ``radiation``
-    for the marine plugin's fitted state spaces), and numba's cache files of the
-    kernels of frylinks and of every registered plugin."""
+    """The files in :func:`cache_dir` by folder (``steps``: the generated steps'
+    sources; ``kernels``: the machine code of kernels and steps,
+    :mod:`frylinks.kernel_cache`; a plugin keeps its own in a folder of its own, e.g.
+    ``radiation`` for the marine plugin's fitted state spaces), and numba's cache files
+    that versions before it left beside the modules of frylinks and its plugins."""
     root = cache_dir()
     groups = {d.name: sorted(p for p in d.rglob("*") if p.is_file())
               for d in sorted(root.iterdir()) if d.is_dir()} if root.exists() else {}

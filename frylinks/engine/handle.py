@@ -15,6 +15,8 @@ from typing import Any
 from numba import config, njit, types
 from numba.experimental import structref
 
+from ..kernel_cache import cached
+
 
 @structref.register
 class HandleType(types.StructRef):
@@ -33,7 +35,8 @@ class Handle(structref.StructRefProxy):
 structref.define_proxy(Handle, HandleType, ["data", "run", "room"])
 
 
-@njit(cache=True)
+@cached
+@njit
 def _make(data: Any, run: Any, room: Any) -> Any:
     return Handle(data, run, room)
 

@@ -1,0 +1,71 @@
+"""Where kernels' machine code is kept, and that a change anywhere it depends on is seen.
+
+numba's own cache trusts a kernel's machine code while the kernel's file keeps its time
+and size, though the code holds its helpers' too: a changed helper in another module
+would go unseen. frylinks keys the code on the contents of the kernel's module and of
+every module of its packages it imports from.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from frylinks import kernel_cache
+
+HELPER = """
+from frylinks.jit import helper
+
+
+@helper
+def value():
+    return {value}
+"""
+
+KERNEL = """
+from frylinks.jit import kernel
+
+from .helpers import value
+
+
+@kernel
+def twice():
+    return 2.0 * value()
+"""
+
+RUN = "from mykernels.calls import twice; print(twice())"
+
+
+def _call(root: Path, cache: Path) -> float:
+    env = {**os.environ, "FRYLINKS_CACHE_DIR": str(cache),
+           "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", RUN], capture_output=True, text=True,
+                         env=env, check=True, timeout=300)
+    return float(out.stdout)
+
+
+def test_a_changed_helper_in_another_module_is_compiled_again(tmp_path: Path) -> None:
+    pkg = tmp_path / "src" / "mykernels"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "calls.py").write_text(KERNEL)
+    (pkg / "helpers.py").write_text(HELPER.format(value=1.0))
+    cache = tmp_path / "cache"
+    assert _call(pkg.parent, cache) == 2.0
+    assert _call(pkg.parent, cache) == 2.0  # from the cache
+    folders = sorted(p.name for p in (cache / "kernels").iterdir())
+    assert any(name.startswith("mykernels.calls-") for name in folders)
+    assert list((cache / "kernels").rglob("*.nbc"))
+    # the helper's file changes and nothing else: the kernel sees it
+    (pkg / "helpers.py").write_text(HELPER.format(value=5.0))
+    assert _call(pkg.parent, cache) == 10.0
+
+
+def test_a_kernel_module_hash_covers_what_it_imports() -> None:
+    import frylinks.links  # noqa: F401  (its kernels call kinematics' and jit's)
+
+    closure = kernel_cache._closure("frylinks.links")
+    assert {"frylinks.kinematics", "frylinks.jit", "frylinks.rotations"} <= closure
+    assert "numpy" not in closure
