@@ -1,8 +1,9 @@
 """A new kind of model's step compiled by a child process while the run sets up.
 
-The child forks only in a process with no other thread (pytest-xdist's workers have
-one), so the run under test is a separate interpreter. It keeps its steps in a folder
-of its own, so its model is a new kind there whatever ran before.
+The run under test is a separate interpreter, told to fork whenever it is safe (by
+default, only when a core is idle, which the test suite's workers leave none of). It
+keeps its steps, and their machine code, in a folder of its own, so its model is a new
+kind there whatever ran before; the kernels' machine code is the suite's.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ def _run_child(tmp_path: Path, integrator: str) -> dict:
     script.write_text(
         "import json, sys\n"
         "from pathlib import Path\n"
+        "from frylinks import kernel_cache\n"
         "from frylinks.engine import background, compose\n"
-        "compose.cache_dir = lambda: Path(sys.argv[1])\n"
+        "compose.cache_dir = kernel_cache.cache_dir = lambda: Path(sys.argv[1])\n"
         "children, steps = [], []\n"
         "start = background.start\n"
         "def spy(step, integrator, rho_inf):\n"
@@ -44,7 +46,7 @@ def _run_child(tmp_path: Path, integrator: str) -> dict:
         "                  'hits': sum(stats.cache_hits.values()),\n"
         "                  'misses': sum(stats.cache_misses.values()),\n"
         "                  'x': ds.body_position.values.tolist()}))\n")
-    env = {k: v for k, v in os.environ.items() if k != "FRYLINKS_COMPILE_CHILD"}
+    env = {**os.environ, "FRYLINKS_COMPILE_CHILD": "1"}
     out = subprocess.run([sys.executable, str(script), str(tmp_path / "cache"), str(CASE),
                           integrator], capture_output=True, text=True, env=env, timeout=600,
                          check=True)

@@ -7,13 +7,13 @@ model's step with the kernels it calls. On a machine with a second core, a child
 after the step's module is generated compiles the step, which numba caches on disk, while
 the parent sets the model up; the parent then waits for the child and loads the step
 from the cache. A cold ``frylinks run cases/pendulum.yaml`` took 42 s in one process
-and takes about 26 s so (docs/compiled.md).
+and takes about 32 s so (docs/compiled.md).
 
 The child only compiles: it steps nothing (a report of no step), opens no file, writes
 nothing but numba's cache (atomically, as numba does for concurrent processes) and
 leaves with ``os._exit``. Nothing is forked when the step is cached already, on one
-core, outside the main thread or when other threads run (a dask worker, pytest-xdist),
-or with ``FRYLINKS_COMPILE_CHILD=0``. When the child fails, the parent compiles the
+core or a busy machine, outside the main thread or when other threads run (a dask
+worker, a notebook's kernel); see :func:`_may_fork`. When the child fails, the parent compiles the
 step itself, as it would have without it (and reports any error then).
 """
 
@@ -36,10 +36,18 @@ def _cached(dispatcher: Any) -> bool:
 
 
 def _may_fork() -> bool:
-    return (os.environ.get("FRYLINKS_COMPILE_CHILD", "1") != "0" and hasattr(os, "fork")
-            and (os.cpu_count() or 1) > 1
-            and threading.current_thread() is threading.main_thread()
-            and threading.active_count() == 1)
+    """Whether forking is safe (one thread) and worth it (``FRYLINKS_COMPILE_CHILD``:
+    ``0`` never, ``1`` whenever safe, unset: when a core is idle, by the 1-minute load
+    average: on a machine busy with other runs, or tests on every core, a second
+    compiler would only share the cores and repeat the kernels both need)."""
+    want = os.environ.get("FRYLINKS_COMPILE_CHILD", "")
+    cores = os.cpu_count() or 1
+    if want == "0" or not hasattr(os, "fork") or cores < 2:
+        return False
+    if threading.current_thread() is not threading.main_thread() or \
+            threading.active_count() > 1:
+        return False
+    return want == "1" or os.getloadavg()[0] <= cores - 1.5
 
 
 def _child_setup() -> None:
