@@ -36,10 +36,11 @@ def _cached(dispatcher: Any) -> bool:
 
 
 def _may_fork() -> bool:
-    """Whether forking is safe (one thread) and worth it (``FRYLINKS_COMPILE_CHILD``:
-    ``0`` never, ``1`` whenever safe, unset: when a core is idle, by the 1-minute load
-    average: on a machine busy with other runs, or tests on every core, a second
-    compiler would only share the cores and repeat the kernels both need)."""
+    """Whether forking is safe (one thread) and worth it. ``FRYLINKS_COMPILE_CHILD``:
+    ``0`` never, ``1`` whenever safe; unset: unless every core is busy (the 1-minute
+    load average within half a core of their number) or the process is one of
+    pytest-xdist's workers, which fill the cores: there a second compiler would only
+    share them and compile again the kernels both need."""
     want = os.environ.get("FRYLINKS_COMPILE_CHILD", "")
     cores = os.cpu_count() or 1
     if want == "0" or not hasattr(os, "fork") or cores < 2:
@@ -47,7 +48,9 @@ def _may_fork() -> bool:
     if threading.current_thread() is not threading.main_thread() or \
             threading.active_count() > 1:
         return False
-    return want == "1" or os.getloadavg()[0] <= cores - 1.5
+    if want == "1":
+        return True
+    return "PYTEST_XDIST_WORKER" not in os.environ and os.getloadavg()[0] < cores - 0.5
 
 
 def _child_setup() -> None:
