@@ -53,8 +53,8 @@ def _run_child(tmp_path: Path, integrator: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2,
-                    reason="the child is forked on a machine with a second core")
+@pytest.mark.skipif(not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2,
+                    reason="the child is forked on Linux, on a machine with a second core")
 @pytest.mark.parametrize("integrator", ["rk4", "generalized_alpha"])
 def test_a_child_compiles_a_new_kind_and_the_run_is_unchanged(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, integrator: str) -> None:

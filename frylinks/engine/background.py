@@ -20,6 +20,7 @@ step itself, as it would have without it (and reports any error then).
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,13 +38,14 @@ def _cached(dispatcher: Any) -> bool:
 
 def _may_fork() -> bool:
     """Whether forking is safe (one thread) and worth it. ``FRYLINKS_COMPILE_CHILD``:
-    ``0`` never, ``1`` whenever safe; unset: unless every core is busy (the 1-minute
+    ``0`` never, ``1`` whenever safe (on Linux); unset: unless every core is busy (the 1-minute
     load average within half a core of their number) or the process is one of
     pytest-xdist's workers, which fill the cores: there a second compiler would only
     share them and compile again the kernels both need."""
     want = os.environ.get("FRYLINKS_COMPILE_CHILD", "")
     cores = os.cpu_count() or 1
-    if want == "0" or not hasattr(os, "fork") or cores < 2:
+    if want == "0" or not sys.platform.startswith("linux") or cores < 2:
+        # (macOS's system libraries are not safe to use in a forked child)
         return False
     if threading.current_thread() is not threading.main_thread() or \
             threading.active_count() > 1:
