@@ -97,6 +97,7 @@ class _Locator(_CacheLocator):
 
     def __init__(self, py_func: Any, py_file: str) -> None:
         module = py_func.__module__
+        self._py_file = py_file  # (numba names it in its warning of a function it cannot cache)
         self._path = str(cache_dir() / "kernels" / f"{module}-{source_hash(module)}")
         self._lineno = py_func.__code__.co_firstlineno
 

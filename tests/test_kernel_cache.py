@@ -8,10 +8,14 @@ every module of its packages it imports from.
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+from numba.core.errors import NumbaWarning
 
 from frylinks import kernel_cache
 
@@ -69,3 +73,20 @@ def test_a_kernel_module_hash_covers_what_it_imports() -> None:
     closure = kernel_cache._closure("frylinks.links")
     assert {"frylinks.kinematics", "frylinks.jit", "frylinks.rotations"} <= closure
     assert "numpy" not in closure
+
+
+def test_a_kernel_numba_cannot_cache_warns_and_runs(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """numba cannot cache code that holds the address of a large global array; it says
+    so (naming the kernel's file) and runs it, with frylinks' cache as with its own."""
+    (tmp_path / "bigglobal.py").write_text(
+        "import numpy as np\n"
+        "from frylinks.jit import kernel\n\n"
+        "TABLE = np.arange(2_000_000, dtype=np.float64)\n\n\n"
+        "@kernel\n"
+        "def last():\n"
+        "    return TABLE[-1]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("bigglobal")
+    with pytest.warns(NumbaWarning, match="Cannot cache"):
+        assert module.last() == 1_999_999.0
