@@ -625,7 +625,7 @@ def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every
             return kept, error
 
         for at_call_end in compiled_samples(step_fn, s, k0, n, every, t0, dt, advance,
-                                            on_checkpoint is not None, outputs):
+                                            outputs=outputs):
             samples += 1
             if on_checkpoint is not None and at_call_end:
                 on_checkpoint(_take(model, s, samples, round((s.t - t0) / dt), t0, mem,

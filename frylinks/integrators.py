@@ -122,7 +122,7 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
             return step.advance_rk4(s, k, k_next, dt, t0, report, every)
 
         for at_call_end in compiled_samples(step, s, k0, n, every, t0, dt, advance,
-                                            on_checkpoint is not None, outputs):
+                                            outputs=outputs):
             samples += 1
             if on_checkpoint is not None and at_call_end:
                 on_checkpoint(take(model, s, samples, step=round((s.t - t0) / dt), t0=t0))

@@ -54,7 +54,8 @@ def _imported(module: ModuleType) -> set[str]:
     for value in list(vars(module).values()):
         name = value.__name__ if isinstance(value, ModuleType) else getattr(
             getattr(value, "py_func", value), "__module__", None)
-        if isinstance(name, str) and _top(name) in tops and name != module.__name__:
+        if isinstance(name, str) and _top(name) in tops and name not in (
+                module.__name__, __name__):  # (this module compiles nothing)
             names.add(name)
     return names
 

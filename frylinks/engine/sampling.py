@@ -18,6 +18,7 @@ last sample of a call, where the integrator's memory is known.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
@@ -56,9 +57,18 @@ def _widths(model: Model) -> list[tuple[int, ...]]:
             (model.nb_rows,), (nz,)]
 
 
+def _layout(model: Model) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """:func:`_widths` with each one's size (kept on the model: asked at every call)."""
+    layout = getattr(model, "_sample_layout", None)
+    if layout is None:
+        layout = tuple((w, math.prod(w)) for w in _widths(model))
+        model._sample_layout = layout  # type: ignore[attr-defined]
+    return layout  # type: ignore[no-any-return]
+
+
 def sample_room(model: Model, count: int) -> Array:
     """Room for ``count`` kept samples (rows of :func:`_widths`' arrays, flat)."""
-    return np.empty((count, sum(int(np.prod(w)) for w in _widths(model))))
+    return np.empty((count, sum(size for _, size in _layout(model))))
 
 
 def _samples(model: Model, rows: Array, times: Array
@@ -68,8 +78,7 @@ def _samples(model: Model, rows: Array, times: Array
     m = len(rows)
     parts = []
     i = 0
-    for shape in _widths(model):
-        size = int(np.prod(shape))
+    for shape, size in _layout(model):
         parts.append(rows[:, i:i + size].reshape(m, *shape))
         i += size
     states = [State(t, x, q, v, w, a, z)
@@ -78,21 +87,23 @@ def _samples(model: Model, rows: Array, times: Array
 
 
 def compiled_samples(step: CompiledStep, s: State, k0: int, n: int, every: int,
-                     t0: float, dt: float, advance: Advance, one: bool = False,
-                     outputs: bool = True) -> Iterator[bool]:
+                     t0: float, dt: float, advance: Advance, outputs: bool = True
+                     ) -> Iterator[bool]:
     """Run steps ``k0 + 1 .. n`` by calls of ``advance``; at each sample (every
     ``every`` steps) set ``s`` to it, with ``outputs`` keep its report (made in the
     call) for ``step.outputs``, and yield whether it is the last sample of its call
     (the integrator's memory is there). An error is raised after the samples before
     it, with ``s`` at the last accepted step.
 
-    A call covers one sample with ``one`` (a run that checkpoints every sample), for
-    a model whose outputs read memory (:attr:`CompiledStep.outputs_read_memory`: they
-    need the memory of their own step) and, without ``outputs``, for a model with
-    memory (a report asked for later, at a sample behind the call's end, would change
-    that memory for the steps after it)."""
+    A run that keeps checkpoints (a results file) takes one at the last sample of each
+    call, where the integrator's memory is known: at most :data:`CALL_SECONDS` of wall
+    time behind the last sample (a resumed run computes those samples again, bit for
+    bit). A call covers one sample for a model whose outputs read memory
+    (:attr:`CompiledStep.outputs_read_memory`: they need the memory of their own step)
+    and, without ``outputs``, for a model with memory (a report asked for later, at a
+    sample behind the call's end, would change that memory for the steps after it)."""
     width = sample_room(step.model, 0).shape[1]
-    single = one or step.outputs_read_memory or (not outputs and step.has_memory)
+    single = step.outputs_read_memory or (not outputs and step.has_memory)
     most = 1 if single else max(1, CALL_BYTES // (8 * width))
     report = REPORT_SAMPLES if outputs else REPORT_NONE
     count = 1  # samples per call: one until a call's cost is known
