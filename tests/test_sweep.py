@@ -274,6 +274,18 @@ def test_an_interrupted_sweep_resumes(tmp_path: Path) -> None:
     assert "cannot resume from" in again.stderr and "same values" in again.stderr
 
 
+def _scheduler_address(info: Path, deadline: float) -> str:
+    """The address in dask's scheduler file, once written whole (the file appears before
+    its contents: reading it at once may find it empty)."""
+    while True:
+        try:
+            return str(json.loads(info.read_text())["address"])
+        except (FileNotFoundError, json.JSONDecodeError, KeyError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 def test_a_lost_scheduler_leaves_the_cases_left_pending(tmp_path: Path) -> None:
     """A scheduler started with dask's own CLI, killed during the sweep: the finished
     cases are kept, the others stay pending for --resume, the sweep says why. The
@@ -290,9 +302,7 @@ def test_a_lost_scheduler_leaves_the_cases_left_pending(tmp_path: Path) -> None:
     gate = Gate(tmp_path / "gate")
     try:
         deadline = time.monotonic() + 60
-        while not info.exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        address = json.loads(info.read_text())["address"]
+        address = _scheduler_address(info, deadline)
         worker = subprocess.Popen([dask_cli, "worker", address, "--nworkers", "1",
                                    "--nthreads", "1", "--no-dashboard"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
