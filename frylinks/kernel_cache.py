@@ -47,14 +47,17 @@ def _top(name: str) -> str:
 
 
 def _imported(module: ModuleType) -> set[str]:
-    """The modules of ``module``'s packages (frylinks and its own top-level package)
-    that its globals come from (so far: at a decorator, its imports are done)."""
+    """The modules ``module``'s globals come from (so far: at a decorator, its imports
+    are done) that may hold code it compiles: those of its packages (frylinks and its
+    own top-level package), and that of any kernel it holds, whatever its package (a
+    generated step calls the kernels of every plugin its model uses)."""
     tops = {"frylinks", _top(module.__name__)}
     names: set[str] = set()
     for value in list(vars(module).values()):
+        kernel = hasattr(value, "py_func")
         name = value.__name__ if isinstance(value, ModuleType) else getattr(
             getattr(value, "py_func", value), "__module__", None)
-        if isinstance(name, str) and _top(name) in tops and name not in (
+        if isinstance(name, str) and (kernel or _top(name) in tops) and name not in (
                 module.__name__, __name__):  # (this module compiles nothing)
             names.add(name)
     return names
@@ -127,6 +130,13 @@ class KernelCache(FunctionCache):
     """numba's function cache, with files where :class:`_Locator` says."""
 
     _impl_class = _Impl
+
+
+def on_disk(dispatcher: Any) -> bool:
+    """Whether machine code of ``dispatcher`` (any signature) is kept on disk."""
+    cache = getattr(dispatcher, "_cache", None)
+    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+    return index is None or Path(index).exists()
 
 
 def cached(dispatcher: Any) -> Any:

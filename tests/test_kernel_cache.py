@@ -90,3 +90,18 @@ def test_a_kernel_numba_cannot_cache_warns_and_runs(tmp_path: Path,
     module = importlib.import_module("bigglobal")
     with pytest.warns(NumbaWarning, match="Cannot cache"):
         assert module.last() == 1_999_999.0
+
+
+def test_a_module_calling_another_packages_kernels_covers_their_helpers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A generated step calls the kernels of a plugin's package: its key covers the
+    modules those kernels import from (a changed plugin helper gives a new step)."""
+    pkg = tmp_path / "plugkernels"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "calls.py").write_text(KERNEL)
+    (pkg / "helpers.py").write_text(HELPER.format(value=1.0))
+    (tmp_path / "stepmodule.py").write_text("from plugkernels.calls import twice\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("stepmodule")
+    assert {"plugkernels.calls", "plugkernels.helpers"} <= kernel_cache._closure("stepmodule")

@@ -22,18 +22,12 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..kernel_cache import on_disk
 
 if TYPE_CHECKING:
     from .compose import CompiledStep
-
-
-def _cached(dispatcher: Any) -> bool:
-    """Whether numba keeps machine code of ``dispatcher`` on disk (any signature)."""
-    cache = getattr(dispatcher, "_cache", None)
-    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
-    return index is None or Path(index).exists()
 
 
 def _may_fork() -> bool:
@@ -74,7 +68,7 @@ def start(step: CompiledStep, integrator: str, rho_inf: float) -> None:
     """Fork a child that compiles the entry of ``integrator`` (``rk4`` or
     ``generalized_alpha``) of ``step``, unless it is cached or forking is not safe."""
     entry = {"rk4": "advance_rk4", "generalized_alpha": "advance_ga"}.get(integrator)
-    if entry is None or step.child is not None or _cached(getattr(step.module, entry)):
+    if entry is None or step.child is not None or on_disk(getattr(step.module, entry)):
         return
     if not _may_fork():
         return

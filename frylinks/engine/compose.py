@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import inspect
 import os
 import re
 import sys
@@ -38,7 +37,7 @@ import numpy as np
 
 from .. import __version__
 from ..errors import SimulationError
-from ..kernel_cache import cache_dir
+from ..kernel_cache import cache_dir, source_hash
 from ..links import DOFS
 from . import background, newton
 from . import kernels as K
@@ -899,14 +898,15 @@ _LOADED: dict[str, ModuleType] = {}
 
 
 def _fingerprint(modules: set[str]) -> str:
+    """What a step's code depends on besides its source: the versions, and the sources
+    of the modules whose kernels it calls with all they import (the kernels' own key,
+    :func:`frylinks.kernel_cache.source_hash`)."""
     h = hashlib.sha256()
     h.update(f"{__version__} {numba.__version__} {np.__version__} {sys.version}".encode())
     for name in sorted(modules):
-        mod = sys.modules.get(name) or importlib.import_module(name)
-        try:
-            h.update(inspect.getsource(mod).encode())
-        except (OSError, TypeError):  # no source: its version stands for it
-            h.update(f"{name} {getattr(mod, '__version__', '')}".encode())
+        if name not in sys.modules:
+            importlib.import_module(name)
+        h.update(f"{name} {source_hash(name)}".encode())
     return h.hexdigest()
 
 
