@@ -61,7 +61,6 @@ from .engine import (
     _link_ctx,
     accept,
     applied,
-    background,
     body_states,
     evaluate,
     mass_blocks,
@@ -724,11 +723,10 @@ class CompiledStepper:
         """Steps ``k0 + 1 .. k1`` from ``s`` (in place) with the outputs ``report``
         asks for (a report at the end into ``out``): the kept samples
         (:meth:`CompiledStep.advance_rk4`) and the error that stopped the steps."""
-        background.join(self.step_fn)
         x, q, v, w, z = (np.array(a, dtype=float) for a in (s.x, s.q, s.v, s.w, s.z))
         kept = sample_room(self.model, kept_count(k0, k1, every))
         # (an advance without a report writes no outputs: it shares one unused set)
-        status, k, a, b, c = self.step_fn.module.advance_ga(
+        status, k, a, b, c = self.step_fn.entry("advance_ga")(
             self.handle, x, q, v, w, z, s.angle_ref, float(s.t), float(t0), int(k0),
             int(k1), float(dt), report, *(out or self._no_out), False, int(every),
             kept)
@@ -771,10 +769,9 @@ class CompiledStepper:
         lam = np.ascontiguousarray(anchor.get("lam", none), dtype=float).reshape(-1)
         np.copyto(self._mem[0], udot)
         np.copyto(self._mem[2], lam)
-        background.join(self.step_fn)
-        self.step_fn.module.advance_ga(self.handle, x, q, v, w, z, angle_ref, t, t, 0, 0, h,
-                                       REPORT_NONE, *self.step_fn.out_arrays(), True, NEVER,
-                                       sample_room(self.model, 0))
+        self.step_fn.entry("advance_ga")(self.handle, x, q, v, w, z, angle_ref, t, t, 0, 0,
+                                         h, REPORT_NONE, *self.step_fn.out_arrays(), True,
+                                         NEVER, sample_room(self.model, 0))
 
 
 def _take(model: Model, s: State, samples: int, step: int, t0: float, mem: Memory,

@@ -964,6 +964,12 @@ class CompiledStep:
             background.start(self, *child)
         self.build()
 
+    def entry(self, name: str) -> Any:
+        """The step's compiled function ``name`` (``advance_rk4``, ``advance_ga``), once
+        the child compiling it, if any, is done (:mod:`.background`)."""
+        background.join(self)
+        return getattr(self.module, name)
+
     def build(self) -> None:
         """The arrays the step writes and the handle it reads (compiled the first time)."""
         model = self.model
@@ -992,12 +998,11 @@ class CompiledStep:
         are multiples of ``every`` (rows of :func:`.sampling.sample_room`) and the
         SimulationError of a divergence (None if none), with ``s`` at the last accepted
         step."""
-        background.join(self)
         nb = self.model.nb_bodies
         y = s.pack()
         arrays = self.out_arrays() if report == K.REPORT_END else self._no_out
         kept = sample_room(self.model, kept_count(k0, k1, every))
-        status, k, a, b, row = self.module.advance_rk4(
+        status, k, a, b, row = self.entry("advance_rk4")(
             self.handle, y, s.angle_ref, float(s.t), float(t0), int(k0), int(k1), float(dt), nb,
             report, *arrays, int(every), kept)
         s.set(s.unpacked(y, float(t0 + k * dt) if k > k0 else s.t))
