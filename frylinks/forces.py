@@ -110,12 +110,42 @@ class ForceKernels(NamedTuple):
       of a run and after every accepted step, at that state, and never at an
       intermediate one (rk4's stages, a Newton iterate): a controller's switching
       (:meth:`ForceType.accept`). It updates the type's ``memory`` arrays in its data.
+    * ``outputs(data, frames, t, signals, gravity, states, out)``, or None: the values of
+      the type's declared ``outputs`` into ``out (n, width)``, one column block per
+      output in the order they are declared, each ``(n, *dims)`` flattened in C order
+      (:func:`output_columns`). It reads the type's memory and never writes it. The
+      compiled step makes a sample's outputs with it, so a run hands them to Python
+      many samples at a time; :meth:`ForceType.output_values` calls it too. A type
+      with outputs over dimensions of its own has none (their sizes are the block's).
     """
 
     evaluate: Callable[..., None]
     state_derivative: Callable[..., None] | None = None
     point_masses: Callable[..., bool] | None = None
     accept: Callable[..., None] | None = None
+    outputs: Callable[..., None] | None = None
+
+
+#: Sizes of the output dimensions an ``outputs`` kernel may write.
+OUTPUT_DIM_SIZES = {"xyz": 3, "quat": 4, "dof": 6}
+
+
+def output_columns(outputs: Mapping[str, Output]) -> dict[str, tuple[slice, tuple[int, ...]]]:
+    """Where each output sits in an ``outputs`` kernel's row: name -> (columns, shape
+    of one element's value)."""
+    columns = {}
+    i = 0
+    for name, o in outputs.items():
+        shape = tuple(OUTPUT_DIM_SIZES[d] for d in o.dims)
+        size = int(np.prod(shape, dtype=int))
+        columns[name] = (slice(i, i + size), shape)
+        i += size
+    return columns
+
+
+def output_width(outputs: Mapping[str, Output]) -> int:
+    """Columns of an ``outputs`` kernel's row (:func:`output_columns`)."""
+    return sum(cols.stop - cols.start for cols, _ in output_columns(outputs).values())
 
 
 class ForceType:
@@ -441,8 +471,16 @@ class ForceType:
         return None
 
     def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> dict[str, Array]:
-        """Values of the declared ``outputs``, each ``(n, *dims)``; empty by default."""
-        return {}
+        """Values of the declared ``outputs``, each ``(n, *dims)``: the ``outputs``
+        kernel's (empty without one). A type written in plain numpy overrides this."""
+        fn = None if self.kernels is None else self.kernels.outputs
+        if fn is None:
+            return {}
+        out = np.zeros((self.nb_forces, output_width(self.outputs)))
+        fn(self._data(), tuple(frames), ctx.t, ctx.signals, ctx.gravity,
+           np.ascontiguousarray(ctx.states, dtype=float), out)
+        return {name: out[:, cols].reshape(self.nb_forces, *shape)
+                for name, (cols, shape) in output_columns(self.outputs).items()}
 
 
 #: The methods that a force type's kernels stand for.

@@ -83,7 +83,7 @@ from .engine.newton import (
     STATE_TOL,
     step_room,
 )
-from .engine.sampling import NEVER, compiled_samples, sample_room
+from .engine.sampling import NEVER, Batch, compiled_batches, each_sample, sample_room
 from .errors import SimulationError
 from .rotations import quat_multiply, rotvec_to_quat
 
@@ -582,11 +582,14 @@ class Stepper:
 
 def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every: int = 1,
                       rho_inf: float = RHO_INF, resume: Checkpoint | None = None,
-                      on_checkpoint: Any = None, outputs: bool = True) -> Iterator[State]:
+                      on_checkpoint: Any = None, outputs: bool = True, batches: bool = False
+                      ) -> Iterator[Any]:
     """Fixed-step generalized-alpha; yields ``state`` (updated in place) at t0 and every
     ``every`` steps. Parameters as :func:`frylinks.integrators.rk4`, and ``rho_inf``,
     the spectral radius at infinite frequency in [0, 1]."""
-    from .integrators import _check, _restore, fixed_steps_only, nb_steps
+    from .integrators import _check, _itself, _restore, fixed_steps_only, nb_steps
+
+    hand = Batch.of if batches else _itself
 
     fixed_steps_only(model, "generalized_alpha")
     compiled = compiled_step(model)
@@ -600,7 +603,7 @@ def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every
         t0, k0, samples = s.t, 0, 1
         if on_checkpoint is not None:
             on_checkpoint(_take(model, s, samples, 0, t0, mem, stepper))
-        yield s
+        yield hand(s)
     else:
         s = _restore(model, state, resume)
         t0, k0, samples = resume.t0, resume.step, resume.samples
@@ -623,13 +626,16 @@ def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every
                                                         report)
             return kept, error
 
-        for at_call_end in compiled_samples(step_fn, s, k0, n, every, t0, dt, advance,
-                                            outputs=outputs):
-            samples += 1
+        for batch, at_call_end in compiled_batches(step_fn, s, k0, n, every, t0, dt,
+                                                   advance, outputs=outputs):
+            samples += len(batch)
             if on_checkpoint is not None and at_call_end:
                 on_checkpoint(_take(model, s, samples, round((s.t - t0) / dt), t0, mem,
                                     stepper))
-            yield s
+            if batches:
+                yield batch
+            else:
+                yield from each_sample(batch, s, step_fn)
         return
     for k in range(k0 + 1, n + 1):
         new, mem = stepper.step(s, mem, dt, t0 + k * dt)
@@ -640,7 +646,7 @@ def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every
             samples += 1
             if on_checkpoint is not None:
                 on_checkpoint(_take(model, s, samples, k, t0, mem, stepper))
-            yield s
+            yield hand(s)
 
 
 class CompiledStepper:
@@ -704,7 +710,7 @@ class CompiledStepper:
 
     def start(self, s: State) -> Memory:
         """The memory at a consistent initial state: accelerations from the equations."""
-        _, _, udot, lam, zdot = self.report(s)
+        _, _, udot, lam, zdot, _ = self.report(s)
         return Memory(udot.copy(), udot.copy(), lam.copy(), zdot.copy(), udot.copy(),
                       zdot.copy())
 

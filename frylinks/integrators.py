@@ -12,6 +12,7 @@ and :func:`engine.project`, and yield the state at every output time.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 from scipy.integrate import DOP853
@@ -19,7 +20,7 @@ from scipy.integrate import DOP853
 from .checkpoint import Checkpoint, restore_memory, take
 from .engine import Model, State, accept, derivative, project
 from .engine.compose import compiled_step
-from .engine.sampling import compiled_samples
+from .engine.sampling import Batch, compiled_batches, each_sample
 from .errors import ModelError, SimulationError
 
 INTEGRATORS = ("rk4", "dop853", "generalized_alpha")
@@ -79,7 +80,7 @@ OnCheckpoint = Callable[[Checkpoint], None]
 
 def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         resume: Checkpoint | None = None, on_checkpoint: OnCheckpoint | None = None,
-        outputs: bool = True) -> Iterator[State]:
+        outputs: bool = True, batches: bool = False) -> Iterator[Any]:
     """Fixed-step RK4; yields ``state`` (updated in place) at t0 and every ``every`` steps.
 
     Parameters
@@ -94,13 +95,19 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         Go on from this checkpoint: nothing is yielded for its own time (that sample
         was written), the next steps are those the interrupted run would have taken.
     on_checkpoint
-        Called with a :class:`Checkpoint` just before each state is yielded (None: no
-        checkpoint is taken, and nothing is copied).
+        Called with a :class:`Checkpoint` just before the states it covers are yielded
+        (None: no checkpoint is taken, and nothing is copied).
     outputs
         Whether the outputs of each sample (the model's compiled step's ``outputs``:
         accelerations, reactions, force outputs) are made as the run passes it; a loop
         that reads only the states runs faster without (they are then made when asked).
+    batches
+        Yield :class:`~frylinks.engine.sampling.Batch` objects instead of states: the
+        samples of one call of the compiled step at once (one sample each on the Python
+        path), with their outputs, for a consumer that handles many at a time (the
+        runner's results).
     """
+    hand = Batch.of if batches else _itself
     if resume is None:
         s = state
         project(model, s, initial=True)
@@ -108,7 +115,7 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         t0, k0, samples = s.t, 0, 1
         if on_checkpoint is not None:
             on_checkpoint(take(model, s, samples, step=0, t0=t0))
-        yield s
+        yield hand(s)
     else:
         s = _restore(model, state, resume)
         t0, k0, samples = resume.t0, resume.step, resume.samples
@@ -121,12 +128,15 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
             assert step is not None
             return step.advance_rk4(s, k, k_next, dt, t0, report, every)
 
-        for at_call_end in compiled_samples(step, s, k0, n, every, t0, dt, advance,
-                                            outputs=outputs):
-            samples += 1
+        for batch, at_call_end in compiled_batches(step, s, k0, n, every, t0, dt, advance,
+                                                   outputs=outputs):
+            samples += len(batch)
             if on_checkpoint is not None and at_call_end:
                 on_checkpoint(take(model, s, samples, step=round((s.t - t0) / dt), t0=t0))
-            yield s
+            if batches:
+                yield batch
+            else:
+                yield from each_sample(batch, s, step)
         return
     for k in range(k0 + 1, n + 1):
         y = s.pack()
@@ -144,7 +154,11 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
             samples += 1
             if on_checkpoint is not None:
                 on_checkpoint(take(model, s, samples, step=k, t0=t0))
-            yield s
+            yield hand(s)
+
+
+def _itself(s: State) -> State:
+    return s
 
 
 def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,

@@ -76,8 +76,9 @@ class StreamWriter:
                  resume: Checkpoint | None = None) -> None:
         self.path = Path(path)
         self.nb_written = 0
-        self._times: list[float] = []
-        self._buffer: list[Mapping[str, np.ndarray]] = []
+        self._times: list[np.ndarray] = []  # one array per batch appended
+        self._buffer: list[dict[str, np.ndarray]] = []  # its records, a leading axis
+        self._nb_buffered = 0
         self._bytes = 0
         self._checkpoints: list[Checkpoint] = []  # the latest two reported
         self._written: Checkpoint | None = None    # the one in the file
@@ -113,16 +114,25 @@ class StreamWriter:
             Value of every variable of :data:`~frylinks.results.VARIABLES` at ``t``,
             without the time dimension (:meth:`frylinks.results.Sampler.sample`).
         """
+        self.append_many(np.array([float(t)]),
+                         {name: np.asarray(sample[name])[None] for name in self._shapes
+                          if name in sample})
+
+    def append_many(self, times: np.ndarray, records: Mapping[str, np.ndarray]) -> None:
+        """Add the records of ``times (m,)``: each variable's values with a leading
+        axis of ``m`` (:meth:`frylinks.results.Sampler.batch`)."""
         if self._closed:
             raise FrylinksError(f"results file '{self.path}' is already closed")
+        m = len(times)
         for name, shape in self._shapes.items():
-            if np.shape(sample[name]) != shape:
-                raise ValueError(f"{name}: sample of shape {np.shape(sample[name])}, "
-                                 f"expected {shape}")
-        record = {name: np.array(sample[name], dtype=float) for name in self._shapes}
-        self._times.append(float(t))
-        self._buffer.append(record)
-        self._bytes += sum(v.nbytes for v in record.values())
+            if name not in records or np.shape(records[name]) != (m, *shape):
+                got = np.shape(records[name]) if name in records else "none"
+                raise ValueError(f"{name}: records of shape {got}, expected {(m, *shape)}")
+        batch = {name: np.array(records[name], dtype=float) for name in self._shapes}
+        self._times.append(np.array(times, dtype=float))
+        self._buffer.append(batch)
+        self._nb_buffered += m
+        self._bytes += sum(v.nbytes for v in batch.values())
         if (self._bytes >= FLUSH_BYTES
                 or time.monotonic() - self._last_flush
                 >= max(FLUSH_SECONDS, FLUSH_COST_RATIO * self._cost)):
@@ -140,25 +150,25 @@ class StreamWriter:
     def flush(self, status: str | None = None, everything: bool = False) -> None:
         """Write the buffered records the latest usable checkpoint covers (all if
         ``everything``), that checkpoint and ``status``, in one atomic replacement."""
-        available = self.nb_written + len(self._buffer)
+        available = self.nb_written + self._nb_buffered
         ckpt = next((c for c in reversed(self._checkpoints) if c.samples <= available), None)
         if ckpt is self._written:
             ckpt = None  # nothing new to say
-        n = len(self._buffer)
+        n = self._nb_buffered
         if not everything:
             covered = 0 if ckpt is None else ckpt.samples - self.nb_written
             n = int(np.clip(covered, 0, n))
         if n == 0 and status is None and ckpt is None:
             return
         start = time.monotonic()
-        times, records = self._times[:n], self._buffer[:n]
+        times, records = self._take(n)
 
         def write(ds: netCDF4.Dataset) -> None:
-            if records:
-                a, b = self.nb_written, self.nb_written + len(records)
-                ds["time"][a:b] = np.asarray(times)
+            if n:
+                a, b = self.nb_written, self.nb_written + n
+                ds["time"][a:b] = times
                 for name in self._shapes:
-                    ds[name][a:b] = np.stack([rec[name] for rec in records])
+                    ds[name][a:b] = records[name]
             if ckpt is not None:
                 ckpt_io.write(ds, ckpt)
             if status is not None:
@@ -166,12 +176,24 @@ class StreamWriter:
 
         self._replace(write)
         self.nb_written += n
-        del self._times[:n], self._buffer[:n]
         self._bytes = sum(v.nbytes for rec in self._buffer for v in rec.values())
         if ckpt is not None:
             self._written = ckpt
         self._last_flush = time.monotonic()
         self._cost = self._last_flush - start
+
+    def _take(self, n: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """The first ``n`` buffered records, out of the buffer (the batch they end in
+        split), joined: times and each variable's values."""
+        joined_times = np.concatenate(self._times) if self._times else np.zeros(0)
+        joined = {name: (np.concatenate([b[name] for b in self._buffer]) if self._buffer
+                         else np.zeros((0, *shape)))
+                  for name, shape in self._shapes.items()}
+        rest = self._nb_buffered - n
+        self._times = [joined_times[n:]] if rest else []
+        self._buffer = [{name: v[n:] for name, v in joined.items()}] if rest else []
+        self._nb_buffered = rest
+        return joined_times[:n], {name: v[:n] for name, v in joined.items()}
 
     def _replace(self, write: Callable[[netCDF4.Dataset], None]) -> None:
         replace(self.path, write)

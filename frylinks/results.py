@@ -12,6 +12,7 @@ of the whole array, so its ``units`` is ``"1"`` and a coordinate along ``dof``,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,12 +22,13 @@ import xarray as xr
 from .engine import Model, State, body_states, evaluate, force_outputs, link_outputs
 from .engine.compose import compiled_step
 from .engine.evaluate import added_mass_forces
+from .engine.sampling import Batch, reported_outputs
 from .errors import ModelError
-from .forces import ForceContext
+from .forces import ForceContext, output_columns
 from .info import ELEMENT_SUFFIX, UNITS_SUFFIX
 from .kinematics import node_frames
 from .links import DOFS
-from .rotations import cross, quat_to_roll_pitch_yaw
+from .rotations import cross, quat_to_matrix, quat_to_roll_pitch_yaw
 
 
 @dataclass(frozen=True)
@@ -172,7 +174,7 @@ def _reporting_settings(model: Model) -> list[Any]:
 
 
 class Sampler:
-    """Turns a state into the values of every result variable."""
+    """Turns states into the values of every result variable."""
 
     def __init__(self, model: Model) -> None:
         self.model = model
@@ -182,9 +184,12 @@ class Sampler:
         """Values at state ``s``, keyed by variable name, without the time dimension."""
         step = compiled_step(self.model)
         if step is not None:
-            return self._compiled(s, step)
+            udot, links, forces, lam, extra = step.outputs(s)
+            batch = Batch.of(s)
+            batch.report = tuple(a[None] for a in (links, forces, udot, lam, s.z, extra))
+            return {name: v[0] for name, v in self.batch(batch).items()}
         ev = evaluate(self.model, s)
-        out = _body_values(s, ev.udot)
+        out = _body_values(s.x, s.q, s.v, s.w, ev.udot)
         out.update(link_outputs(self.model, ev))
         out.update(force_outputs(self.model, ev))
         for blk, frames in zip(self.model.force_blocks, ev.force_frames, strict=True):
@@ -196,57 +201,83 @@ class Sampler:
             out.update(setting.output_values(s.t))
         return out
 
-
-    def _compiled(self, s: State, step: Any) -> dict[str, np.ndarray]:
-        """:meth:`sample` from the model's compiled evaluation (one call for the core
-        variables; plugin outputs from their types' Python methods)."""
+    def batch(self, batch: Batch) -> dict[str, np.ndarray]:
+        """Values at every sample of ``batch``, keyed by variable name, with a leading
+        sample axis: from the compiled step's report when the batch has one (every
+        variable at once), else sample by sample."""
+        if batch.report is None:
+            each = [self.sample(s) for s in batch.states()]
+            return {name: np.stack([v[name] for v in each]) for name in each[0]}
         model = self.model
-        udot, links, forces, _ = step.outputs(s)
-        out = _body_values(s, udot)
+        x, q, v, w = batch.arrays[:4]
+        links, forces, udot, _, _, extra = batch.report
+        out = _body_values(x, q, v, w, udot)
         out.update({
-            "link_displacement": links[:, 0:6],
-            "link_velocity": links[:, 6:12],
-            "link_reaction_force": links[:, 12:15],
-            "link_reaction_torque": links[:, 15:18],
-            "link_spring_force": links[:, 18:24],
-            "link_power": links[:, 24],
-            "force_force": forces[:, :3],
-            "force_torque": forces[:, 3:],
+            "link_displacement": links[:, :, 0:6],
+            "link_velocity": links[:, :, 6:12],
+            "link_reaction_force": links[:, :, 12:15],
+            "link_reaction_torque": links[:, :, 15:18],
+            "link_spring_force": links[:, :, 18:24],
+            "link_power": links[:, :, 24],
+            "force_force": forces[:, :, :3],
+            "force_torque": forces[:, :, 3:],
         })
-        b = None
-        signals = model.signals.evaluate(s.t, 0) if model.signals.nb_slots else np.zeros(0)
-        for blk in model.force_blocks:
-            inertia = blk.added is not None or blk.coupled is not None
-            if not inertia and not blk.kind.outputs:
-                continue
-            b = body_states(model, s) if b is None else b
-            frames = [node_frames(b, att) for att in blk.attachments]
-            if inertia:
+        for r in reported_outputs(model):
+            values = extra[:, r.offset:r.offset + r.nb * r.width].reshape(-1, r.nb, r.width)
+            for name, (cols, shape) in output_columns(model.force_blocks[r.block].kind.outputs
+                                                      ).items():
+                out[name] = values[:, :, cols].reshape(len(batch), r.nb, *shape)
+        reported = {r.block for r in reported_outputs(model)}
+        signals = None
+        for j, blk in enumerate(model.force_blocks):
+            if blk.added is not None or blk.coupled is not None:
                 # the added-mass force -A u' sits in the mass matrix (see force_outputs)
                 inertial = added_mass_forces(blk, udot)
-                out["force_force"][blk.index] += inertial[:, :3]
-                out["force_torque"][blk.index] += (inertial[:, 3:]
-                                                   - cross(frames[0].r, inertial[:, :3]))
-            if blk.kind.outputs:
-                ctx = ForceContext(s.t, signals, model.gravity, model.settings,
-                                   states=s.z[blk.states])
-                _place(out, blk, blk.kind.output_values(frames, ctx))
+                out["force_force"][:, blk.index] += inertial[..., :3]
+                out["force_torque"][:, blk.index] += inertial[..., 3:] - cross(
+                    _levers(blk.attachments[0], q), inertial[..., :3])
+            if blk.kind.outputs and j not in reported:  # outputs in plain numpy
+                rows = []
+                for s in batch.states():
+                    b = body_states(model, s)
+                    frames = [node_frames(b, att) for att in blk.attachments]
+                    if signals is None or model.signals.nb_slots:
+                        signals = (model.signals.evaluate(s.t, 0) if model.signals.nb_slots
+                                   else np.zeros(0))
+                    ctx = ForceContext(s.t, signals, model.gravity, model.settings,
+                                       states=s.z[blk.states])
+                    rows.append(blk.kind.output_values(frames, ctx))
+                for name in blk.kind.outputs:
+                    out[name] = np.stack([np.asarray(r[name], dtype=float) for r in rows])
         for setting in self.settings:
-            out.update(setting.output_values(s.t))
+            each = [setting.output_values(t) for t in batch.times.tolist()]
+            out.update({name: np.stack([v[name] for v in each]) for name in each[0]})
         return out
 
 
-def _body_values(s: State, udot: np.ndarray) -> dict[str, np.ndarray]:
-    """The body variables at state ``s`` with accelerations ``udot`` ``(nb, 6)``."""
-    q = s.q / np.linalg.norm(s.q, axis=1, keepdims=True)
+def _levers(nodes: Any, q: np.ndarray) -> np.ndarray:
+    """The lever arms COG -> node ``(m, n, 3)`` (world axes) of ``nodes`` at the
+    orientations ``q (m, nb, 4)`` (zero for nodes at their COG, the usual case)."""
+    if not np.any(nodes.offset):
+        return np.zeros((len(q), len(nodes.body), 3))
+    R = quat_to_matrix(q[:, nodes.body] / np.linalg.norm(q[:, nodes.body], axis=-1,
+                                                          keepdims=True))
+    return np.einsum("mnij,nj->mni", R, nodes.offset)
+
+
+def _body_values(x: np.ndarray, q: np.ndarray, v: np.ndarray, w: np.ndarray,
+                 udot: np.ndarray) -> dict[str, np.ndarray]:
+    """The body variables at states ``x, q, v, w`` with accelerations ``udot``
+    (``(..., nb, 6)``; any leading axes)."""
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
     return {
-        "body_position": s.x.copy(),
+        "body_position": x.copy(),
         "body_orientation": q,
         "body_attitude": np.degrees(quat_to_roll_pitch_yaw(q)),
-        "body_velocity": s.v.copy(),
-        "body_angular_velocity": s.w.copy(),
-        "body_acceleration": udot[:, :3].copy(),
-        "body_angular_acceleration": udot[:, 3:].copy(),
+        "body_velocity": v.copy(),
+        "body_angular_velocity": w.copy(),
+        "body_acceleration": udot[..., :3].copy(),
+        "body_angular_acceleration": udot[..., 3:].copy(),
     }
 
 
@@ -288,15 +319,17 @@ def coordinates(model: Model) -> dict[str, Any]:
     return coords
 
 
-def to_dataset(model: Model, times: list[float], samples: list[dict[str, np.ndarray]],
-               attrs: dict[str, Any]) -> xr.Dataset:
-    """An xarray Dataset of stacked samples, with CF attributes from :data:`VARIABLES`."""
+def to_dataset(model: Model, times: Sequence[np.ndarray],
+               batches: Sequence[dict[str, np.ndarray]], attrs: dict[str, Any]) -> xr.Dataset:
+    """An xarray Dataset of the samples of ``batches`` (:meth:`Sampler.batch`, at
+    ``times``, one array per batch), with CF attributes from :data:`VARIABLES`."""
     data = {}
     for name, var in variables(model).items():
-        values = np.array([s[name] for s in samples]) if samples else \
+        values = np.concatenate([b[name] for b in batches]) if batches else \
             np.zeros((0, *[len(coordinates(model)[d]) for d in var.dims[1:]]))
         data[name] = (var.dims, values, {"units": var.units, "long_name": var.long_name})
-    ds = xr.Dataset(data, coords={"time": ("time", np.asarray(times, dtype=float),
+    stamps = np.concatenate(times) if len(times) else np.zeros(0)
+    ds = xr.Dataset(data, coords={"time": ("time", stamps.astype(float),
                                            {"units": "s", "long_name": "time"}),
                                   **coordinates(model),
                                   **unit_coordinates(variables(model))})

@@ -33,7 +33,7 @@ def _run(integrator: str, call_seconds: float, monkeypatch: pytest.MonkeyPatch,
     kept: list[tuple[Any, ...]] = []
     try:
         for s in run:
-            udot, links, forces, lam = step.outputs(s)
+            udot, links, forces, lam, _ = step.outputs(s)
             kept.append((s.t, s.pack().copy(), s.angle_ref.copy(), udot.copy(), links.copy(),
                          forces.copy(), lam.copy(), s.x))  # s.x itself, not a copy
     except frylinks.SimulationError as exc:

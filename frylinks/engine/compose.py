@@ -37,13 +37,14 @@ import numpy as np
 
 from .. import __version__
 from ..errors import SimulationError
+from ..forces import output_width
 from ..kernel_cache import cache_dir, source_hash
 from ..links import DOFS
 from . import background, newton
 from . import kernels as K
 from .handle import handle
 from .model import Model, State
-from .sampling import NEVER, sample_room
+from .sampling import NEVER, extra_size, reported_outputs, sample_room
 
 Array = np.ndarray
 
@@ -135,10 +136,12 @@ def model_data(model: Model) -> tuple[Any, ...]:
          blk.kind._data(),
          np.array([DOFS.index(d) for d in blk.kind.free_dofs], dtype=np.int64))
         for blk in model.link_blocks)
+    offsets = {r.block: r.offset for r in reported_outputs(model)}
     forces = tuple(
         (tuple(_nodes(att) for att in blk.attachments), int(blk.states.start),
-         int(blk.states.stop), blk.kind._data(), blk.index.astype(np.int64))
-        for blk in model.force_blocks)
+         int(blk.states.stop), blk.kind._data(), blk.index.astype(np.int64),
+         offsets.get(j, -1))
+        for j, blk in enumerate(model.force_blocks))
     signals = tuple((slots.astype(np.int64), kind._data())
                     for kind, slots in model.signals._blocks)
     return (core_data(model), links, forces, signals)
@@ -334,6 +337,13 @@ def _forces_text(model: Model, src: _Source) -> tuple[str, str, str, str]:
                 for a in range(natt)]
         out += ["if report:",
                 f"    K.report_force(out_forces, F{j}[4], force{j}, torque{j})"]
+        if fk.outputs is not None and fblk.kind.outputs:
+            ok = src.alias(fk.outputs)
+            room.append(f"ox{j} = np.zeros((len(F{j}[4]), "
+                        f"{output_width(fblk.kind.outputs)}))")
+            out += [f"    ox{j}[:] = 0.0",
+                    f"    {ok}(F{j}[3], fr{j}, t, s0, C0[3], z[F{j}[1]:F{j}[2]], ox{j})",
+                    f"    K.report_outputs(out_extra, F{j}[5], ox{j})"]
         if fblk.kind.nb_states:
             sd = src.alias(fk.state_derivative)
             out.append(f"{sd}(F{j}[3], fr{j}, t, s0, z[F{j}[1]:F{j}[2]], "
@@ -487,7 +497,7 @@ def make_room(D, nb, nz):
 
 @kernel
 def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, out_forces,
-                out_udot, out_lam, out_zdot, every, kept):
+                out_udot, out_lam, out_zdot, out_extra, every, kept):
     """rk4 steps k0 + 1 .. k1 from ``y`` at ``t`` (step k ends at t0 + k dt), each
     projected on the constraints as frylinks.engine.evaluate.project does; ``y`` ends as
     the last accepted state, and the state after each step k that is a multiple of
@@ -560,7 +570,7 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
                     continue
                 # (x, ... are views of new, equal to y now)
                 kept_row = K.keep_sample(kept, kept_row, x, q, v, w, z, angle_ref, out_links,
-                                         out_forces, out_udot, out_lam, out_zdot)
+                                         out_forces, out_udot, out_lam, out_zdot, out_extra)
             if k < k1:
                 phase = 0
                 good = True
@@ -581,7 +591,7 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
                 return K.SINGULAR, k, 0.0, 0.0, -1
             if want_report == K.REPORT_SAMPLES and k > k0 and k % every == 0:
                 kept_row = K.keep_sample(kept, kept_row, x, q, v, w, z, angle_ref, out_links,
-                                         out_forces, out_udot, out_lam, out_zdot)
+                                         out_forces, out_udot, out_lam, out_zdot, out_extra)
             if k < k1:
                 phase = 0
                 good = True
@@ -606,7 +616,8 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
 
 @kernel
 def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report, out_links,
-               out_forces, out_udot, out_lam, out_zdot, build_only, every, kept):
+               out_forces, out_udot, out_lam, out_zdot, out_extra, build_only, every,
+               kept):
     """Steps k0 + 1 .. k1 (step k ends at t0 + k dt) as frylinks.implicit.Stepper.step:
     a step Newton cannot solve is taken as two halves, down to 1/64. The state (x0,
     q0, v0, w0, z0) and memory (udot, a, lam, zdot, udot_prev, zdot_prev; h_prev[0])
@@ -744,7 +755,8 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
                 return K.SINGULAR, k, 0.0, 0.0, 0
             if want_report == K.REPORT_SAMPLES and k > k0 and k % every == 0:
                 kept_row = K.keep_sample(kept, kept_row, x0, q0, v0, w0, z0, angle_ref,
-                                         out_links, out_forces, out_udot, out_lam, out_zdot)
+                                         out_links, out_forces, out_udot, out_lam, out_zdot,
+                                         out_extra)
             if k < k1:
                 need_step = True
                 continue
@@ -881,7 +893,8 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
                 phase = 2  # the sample's report, kept with it
                 continue
             kept_row = K.keep_sample(kept, kept_row, x0, q0, v0, w0, z0, angle_ref,
-                                     out_links, out_forces, out_udot, out_lam, out_zdot)
+                                     out_links, out_forces, out_udot, out_lam, out_zdot,
+                                     out_extra)
         if k < k1:
             need_step = True
             continue
@@ -952,11 +965,13 @@ class CompiledStep:
         self.child: int | None = None
         self._report: tuple[Array, Sequence[Array], int | None] | None = None
         self._no_out = self.out_arrays()  # (an advance without a report writes none)
-        #: A force type's outputs are made in Python from memory the step updates (a
-        #: catenary's Newton starts from its last tensions): a sample's outputs need the
-        #: memory of its step, so a call covers one sample (:mod:`.sampling`).
+        #: A force type's outputs are made in Python (it has no ``outputs`` kernel)
+        #: from memory the step updates: a sample's outputs need the memory of its
+        #: step, so a call covers one sample (:mod:`.sampling`).
+        reported = {r.block for r in reported_outputs(model)}
         self.outputs_read_memory = any(blk.kind.outputs and blk.kind.memory
-                                       for blk in model.force_blocks)
+                                       and j not in reported
+                                       for j, blk in enumerate(model.force_blocks))
         #: Some type keeps memory from one evaluation to the next (checkpoints save it).
         self.has_memory = (any(blk.kind.memory for blk in model.force_blocks)
                            or any(getattr(blk.kind, "memory", ()) for blk in model.link_blocks))
@@ -978,10 +993,12 @@ class CompiledStep:
 
     def out_arrays(self) -> tuple[Array, ...]:
         """Room for a report: links (nl, 25), forces (nf, 6), accelerations (nb, 6),
-        multipliers, state rates."""
+        multipliers, state rates, the force types' outputs
+        (:func:`.sampling.reported_outputs`)."""
         m = self.model
         return (np.zeros((len(m.link_names), 25)), np.zeros((len(m.force_names), 6)),
-                np.zeros((m.nb_bodies, 6)), np.zeros(m.nb_rows), np.zeros(len(m.initial.z)))
+                np.zeros((m.nb_bodies, 6)), np.zeros(m.nb_rows), np.zeros(len(m.initial.z)),
+                np.zeros(extra_size(m)))
 
     def keep_report(self, s: State, arrays: Sequence[Array], i: int | None = None) -> None:
         """Keep the report ``arrays`` (their sample ``i`` if given: a leading axis)
@@ -1011,10 +1028,11 @@ class CompiledStep:
         error = None if status == K.OK else status_error(self.model, status, a, b, row)
         return kept[:kept_count(k0, k, every)], error
 
-    def outputs(self, s: State) -> tuple[Array, Array, Array, Array]:
+    def outputs(self, s: State) -> tuple[Array, Array, Array, Array, Array]:
         """At ``s``: accelerations ``(nb, 6)``, the links' outputs ``(nl, 25)`` and the
-        forces' ``(nf, 6)`` (layout in :mod:`.kernels`), and the multipliers: those the
-        last advance reported when it ended at ``s``, else a report of no step."""
+        forces' ``(nf, 6)`` (layout in :mod:`.kernels`), the multipliers and the force
+        types' outputs (:func:`.sampling.reported_outputs`): those the last advance
+        reported when it ended at ``s``, else a report of no step."""
         if self._report is None or self._report[0] is not s.x:
             if self.stepper is not None:
                 self.stepper.report(s)
@@ -1024,8 +1042,9 @@ class CompiledStep:
                     raise error
         assert self._report is not None
         _, arrays, i = self._report
-        out_links, out_forces, udot, lam, _ = arrays if i is None else (a[i] for a in arrays)
-        return udot, out_links, out_forces, lam
+        out_links, out_forces, udot, lam, _, extra = (arrays if i is None
+                                                      else (a[i] for a in arrays))
+        return udot, out_links, out_forces, lam, extra
 
 
 def _arrays(s: State) -> tuple[Array, ...]:

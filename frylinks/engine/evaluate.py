@@ -149,15 +149,17 @@ def joined(*couplings: tuple[Array, Array] | None) -> tuple[Array, Array] | None
 
 
 def added_mass_forces(blk: ForceBlock, udot: Array) -> Array:
-    """The added-mass force ``-A u'`` on each element of a force block ``(n, 6)`` (force
-    and torque about the COG, world axes), the added mass between bodies included: it
-    sits in the mass matrix, and is reported as the element's wrench."""
-    body = blk.attachments[0].body
-    out = np.zeros((len(body), 6))
+    """The added-mass force ``-A u'`` on each element of a force block ``(..., n, 6)``
+    (force and torque about the COG, world axes) at the accelerations ``udot (..., nb,
+    6)``, the added mass between bodies included: it sits in the mass matrix, and is
+    reported as the element's wrench."""
+    u = udot[..., blk.attachments[0].body, :]
+    out = np.zeros(u.shape)
     if blk.added is not None:
-        out -= np.einsum("nij,nj->ni", blk.added, udot[body])
+        out -= np.einsum("nij,...nj->...ni", blk.added, u)
     if blk.coupled is not None:
-        out -= (blk.coupled @ udot[body].reshape(-1)).reshape(-1, 6)
+        flat = u.reshape(*u.shape[:-2], -1)
+        out -= np.einsum("ij,...j->...i", blk.coupled, flat).reshape(u.shape)
     return out
 
 

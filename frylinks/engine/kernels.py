@@ -629,11 +629,12 @@ def _put_values(row: Array, i: int, a: Array) -> int:
 @kernel
 def keep_sample(kept: Array, j: int, x: Array, q: Array, v: Array, w: Array, z: Array,
                 angle_ref: Array, out_links: Array, out_forces: Array, out_udot: Array,
-                out_lam: Array, out_zdot: Array) -> int:
+                out_lam: Array, out_zdot: Array, out_extra: Array) -> int:
     """Row ``j`` of ``kept`` set to an output sample of a call that covers several: the
     state ``[x, q, v, w, z, angle_ref]`` and its report ``[out_links, out_forces,
-    out_udot, out_lam, out_zdot]`` (:func:`frylinks.engine.sampling.sample_room`); the
-    next row. A full ``kept`` keeps nothing."""
+    out_udot, out_lam, out_zdot, out_extra]``
+    (:func:`frylinks.engine.sampling.sample_room`); the next row. A full ``kept``
+    keeps nothing."""
     if j >= kept.shape[0]:
         return j
     row = kept[j]
@@ -647,7 +648,8 @@ def keep_sample(kept: Array, j: int, x: Array, q: Array, v: Array, w: Array, z: 
     i = _put_rows(row, i, out_forces)
     i = _put_rows(row, i, out_udot)
     i = _put_values(row, i, out_lam)
-    _put_values(row, i, out_zdot)
+    i = _put_values(row, i, out_zdot)
+    _put_values(row, i, out_extra)
     return j + 1
 
 
@@ -696,6 +698,16 @@ def report_reactions(out: Array, row_link: Array, row_tau: Array, lam: Array) ->
     for r in range(len(lam)):
         for j in range(6):
             out[row_link[r], 12 + j] += row_tau[r, j] * lam[r]
+
+
+@kernel
+def report_outputs(out: Array, offset: int, values: Array) -> None:
+    """A block's ``outputs`` kernel's ``values (n, width)`` into a report's ``out``
+    from ``offset`` on (:func:`frylinks.engine.sampling.reported_outputs`)."""
+    n, width = values.shape
+    for i in range(n):
+        for c in range(width):
+            out[offset + i * width + c] = values[i, c]
 
 
 @kernel

@@ -21,11 +21,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from ..errors import SimulationError
+from ..forces import output_width
 from .kernels import REPORT_NONE, REPORT_SAMPLES
 from .model import Model, State
 
@@ -48,13 +49,45 @@ CALL_BYTES = 1 << 22
 Advance = Callable[[int, int, int], tuple[Array, SimulationError | None]]
 
 
+class ReportedOutputs(NamedTuple):
+    """A force block whose type's ``outputs`` kernel the compiled step calls in its
+    report: the block's number, and where its ``(n, width)`` values sit in the
+    report's ``out_extra``."""
+
+    block: int
+    offset: int
+    nb: int
+    width: int
+
+
+def reported_outputs(model: Model) -> tuple[ReportedOutputs, ...]:
+    """The force blocks whose outputs the compiled step reports (kept on the model)."""
+    done = getattr(model, "_reported_outputs", None)
+    if done is None:
+        done = []
+        offset = 0
+        for j, blk in enumerate(model.force_blocks):
+            kernels = blk.kind.kernels
+            if blk.kind.outputs and kernels is not None and kernels.outputs is not None:
+                width = output_width(blk.kind.outputs)
+                done.append(ReportedOutputs(j, offset, blk.kind.nb_forces, width))
+                offset += blk.kind.nb_forces * width
+        done = model._reported_outputs = tuple(done)  # type: ignore[attr-defined]
+    return done  # type: ignore[no-any-return]
+
+
+def extra_size(model: Model) -> int:
+    """Length of a report's ``out_extra``: every reported block's outputs, flat."""
+    return sum(r.nb * r.width for r in reported_outputs(model))
+
+
 def _widths(model: Model) -> list[tuple[int, ...]]:
     """The shapes in a kept row: ``x, q, v, w, z, angle_ref`` and the report's
-    ``out_links, out_forces, udot, lam, zdot``."""
+    ``out_links, out_forces, udot, lam, zdot, out_extra``."""
     nb, nz, na = model.nb_bodies, len(model.initial.z), len(model.initial.angle_ref)
     return [(nb, 3), (nb, 4), (nb, 3), (nb, 3), (nz,), (na,),
             (len(model.link_names), 25), (len(model.force_names), 6), (nb, 6),
-            (model.nb_rows,), (nz,)]
+            (model.nb_rows,), (nz,), (extra_size(model),)]
 
 
 def _layout(model: Model) -> tuple[tuple[tuple[int, ...], int], ...]:
@@ -71,34 +104,78 @@ def sample_room(model: Model, count: int) -> Array:
     return np.empty((count, sum(size for _, size in _layout(model))))
 
 
-def _samples(model: Model, rows: Array, times: Array
-             ) -> tuple[list[State], list[Array]]:
-    """The states of kept rows at ``times`` (views of the rows), and the report arrays
-    of all rows (``out_links, out_forces, udot, lam, zdot``, a leading sample axis)."""
+class Batch:
+    """Consecutive output samples of a run: their times, states and, when the compiled
+    step made them, their outputs, each array with a leading sample axis.
+
+    Attributes
+    ----------
+    times : (m,) ndarray
+        The samples' times [s].
+    arrays : tuple of ndarray
+        ``x (m, nb, 3), q (m, nb, 4), v, w (m, nb, 3), z (m, nz), angle_ref (m, na)``.
+    report : tuple of ndarray or None
+        ``out_links (m, nl, 25), out_forces (m, nf, 6), udot (m, nb, 6), lam (m, nr),
+        zdot (m, nz), out_extra (m, ne)`` (:mod:`.kernels`), or None: the outputs are
+        made from the states (the Python path, a run's first sample).
+    """
+
+    def __init__(self, times: Array, arrays: tuple[Array, ...],
+                 report: tuple[Array, ...] | None, single: State | None = None) -> None:
+        self.times = times
+        self.arrays = arrays
+        self.report = report
+        self._single = single
+
+    @classmethod
+    def of(cls, s: State) -> Batch:
+        """The one sample ``s`` (held, not copied: handed over before ``s`` moves on)."""
+        arrays = tuple(a[None] for a in (s.x, s.q, s.v, s.w, s.z, s.angle_ref))
+        return cls(np.array([s.t]), arrays, None, s)
+
+    def __len__(self) -> int:
+        return len(self.times)
+
+    def states(self) -> list[State]:
+        """Each sample as a :class:`State` (views of the batch's arrays)."""
+        if self._single is not None:
+            return [self._single]
+        x, q, v, w, z, a = self.arrays
+        return [State(t, *parts) for t, *parts in zip(self.times.tolist(), x, q, v, w, a, z,
+                                                      strict=True)]
+
+    def last(self) -> State:
+        """The last sample as a :class:`State` (views of the batch's arrays)."""
+        if self._single is not None:
+            return self._single
+        x, q, v, w, z, a = (p[-1] for p in self.arrays)
+        return State(float(self.times[-1]), x, q, v, w, a, z)
+
+
+def _batch(model: Model, rows: Array, times: Array) -> Batch:
+    """The batch of kept ``rows`` (:func:`sample_room`) at ``times`` (views of the rows)."""
     m = len(rows)
     parts = []
     i = 0
     for shape, size in _layout(model):
         parts.append(rows[:, i:i + size].reshape(m, *shape))
         i += size
-    states = [State(t, x, q, v, w, a, z)
-              for t, x, q, v, w, z, a in zip(times.tolist(), *parts[:6], strict=True)]
-    return states, parts[6:]
+    return Batch(times, tuple(parts[:6]), tuple(parts[6:]))
 
 
-def compiled_samples(step: CompiledStep, s: State, k0: int, n: int, every: int,
+def compiled_batches(step: CompiledStep, s: State, k0: int, n: int, every: int,
                      t0: float, dt: float, advance: Advance, outputs: bool = True
-                     ) -> Iterator[bool]:
-    """Run steps ``k0 + 1 .. n`` by calls of ``advance``; at each sample (every
-    ``every`` steps) set ``s`` to it, with ``outputs`` keep its report (made in the
-    call) for ``step.outputs``, and yield whether it is the last sample of its call
-    (the integrator's memory is there). An error is raised after the samples before
-    it, with ``s`` at the last accepted step.
+                     ) -> Iterator[tuple[Batch, bool]]:
+    """Run steps ``k0 + 1 .. n`` by calls of ``advance``; yield the samples (every
+    ``every`` steps) of each call as a :class:`Batch`, with ``outputs`` their outputs
+    (made in the call), and whether its last sample ends the call (the integrator's
+    memory is there); ``s`` is that last sample while the batch is handed over. An
+    error is raised after the samples before it, with ``s`` at the last accepted step.
 
-    A run that keeps checkpoints (a results file) takes one at the last sample of each
-    call, where the integrator's memory is known: at most :data:`CALL_SECONDS` of wall
-    time behind the last sample (a resumed run computes those samples again, bit for
-    bit). A call covers one sample for a model whose outputs read memory
+    A run that keeps checkpoints (a results file) takes one at the end of each call,
+    where the integrator's memory is known: at most :data:`CALL_SECONDS` of wall time
+    behind the last sample (a resumed run computes those samples again, bit for bit).
+    A call covers one sample for a model whose outputs are made in Python from memory
     (:attr:`CompiledStep.outputs_read_memory`: they need the memory of their own step)
     and, without ``outputs``, for a model with memory (a report asked for later, at a
     sample behind the call's end, would change that memory for the steps after it)."""
@@ -118,13 +195,13 @@ def compiled_samples(step: CompiledStep, s: State, k0: int, n: int, every: int,
         if done:
             live = State(s.t, s.x, s.q, s.v, s.w, s.angle_ref, s.z)
             times = t0 + dt * np.arange(first, first + done * every, every)
-            states, reports = _samples(step.model, rows, times)
-            for i, sample in enumerate(states):
-                s.set(sample)
-                s.angle_ref = sample.angle_ref
-                if outputs:
-                    step.keep_report(s, reports, i)
-                yield i == done - 1 and error is None and first + i * every == k_next
+            batch = _batch(step.model, rows, times)
+            if not outputs:
+                batch.report = None
+            last = batch.last()
+            s.set(last)
+            s.angle_ref = last.angle_ref
+            yield batch, error is None and first + (done - 1) * every == k_next
             s.set(live)
             s.angle_ref = live.angle_ref
         if error is not None:
@@ -134,4 +211,18 @@ def compiled_samples(step: CompiledStep, s: State, k0: int, n: int, every: int,
             count = int(min(most, max(1, CALL_SECONDS * done / took)))
 
 
-__all__ = ["CALL_SECONDS", "NEVER", "compiled_samples", "sample_room"]
+def each_sample(batch: Batch, s: State, step: CompiledStep | None) -> Iterator[State]:
+    """The samples of ``batch`` one by one as ``s`` (set to each in turn), their
+    outputs kept for ``step.outputs`` when the batch has them."""
+    if batch._single is not None:
+        yield batch._single
+        return
+    for i, sample in enumerate(batch.states()):
+        s.set(sample)
+        s.angle_ref = sample.angle_ref
+        if batch.report is not None and step is not None:
+            step.keep_report(s, batch.report, i)
+        yield s
+
+
+__all__ = ["CALL_SECONDS", "NEVER", "Batch", "compiled_batches", "each_sample", "sample_room"]

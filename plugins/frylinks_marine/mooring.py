@@ -220,23 +220,6 @@ class CatenaryLine(ForceType):
             raise SimulationError(message)
         return force, torque
 
-    def _solved(self, frames: Sequence[NodeFrames]) -> catenary.CatenarySolution:
-        """The catenaries at the fairleads now, from :attr:`tensions` (left as they are)."""
-        n = self.nb_forces
-        out, code, info = np.zeros((n, NB_RESULTS)), np.zeros(n, np.int64), np.zeros((n, 3))
-        catenary_lines(self._data(), np.ascontiguousarray(frames[0].p, dtype=float),
-                       np.zeros((n, 3)), out, code, info)
-        catenary.raise_failure(code, info, self._names)
-        return catenary.solution(out)
-
-    def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
-                      ) -> dict[str, Array]:
-        sol = self._solved(frames)
-        return {"catenary_line_tension": sol.tension,
-                "catenary_line_anchor_tension": sol.anchor_tension,
-                "catenary_line_horizontal_tension": sol.horizontal,
-                "catenary_line_laid_length": sol.laid_length}
-
 
 # ---------------------------------------------------------------------------- kernels
 
@@ -332,5 +315,26 @@ def catenary_line(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: floa
         force[i, 0, 2] -= V
 
 
+@kernel
+def catenary_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                     signals: Array, gravity: Array, states: Array, out: Array) -> None:
+    """The lines' tension at the fairlead and at the anchor, horizontal tension and
+    laid length into ``out (n, 4)``, solved from the warm start (left as it is); NaN
+    for a line that cannot hang."""
+    n = len(out)
+    unit = np.empty((n, 3))
+    res = np.zeros((n, NB_RESULTS))
+    code = np.zeros(n, dtype=np.int64)
+    info = np.zeros((n, 3))
+    catenary_lines(data, frames[0].p, unit, res, code, info)
+    for i in range(n):
+        ok = code[i] == OK
+        # (solve_line's results: H, V, tension, anchor H and V, anchor tension, laid)
+        out[i, 0] = res[i, 2] if ok else math.nan
+        out[i, 1] = res[i, 5] if ok else math.nan
+        out[i, 2] = res[i, 0] if ok else math.nan
+        out[i, 3] = res[i, 6] if ok else math.nan
+
+
 MooringMatrix.kernels = ForceKernels(mooring_matrix)
-CatenaryLine.kernels = ForceKernels(catenary_line)
+CatenaryLine.kernels = ForceKernels(catenary_line, outputs=catenary_outputs)
