@@ -250,8 +250,7 @@ class Sampler:
                 for name in blk.kind.outputs:
                     out[name] = np.stack([np.asarray(r[name], dtype=float) for r in rows])
         for setting in self.settings:
-            each = [setting.output_values(t) for t in batch.times.tolist()]
-            out.update({name: np.stack([v[name] for v in each]) for name in each[0]})
+            out.update(setting.output_series(batch.times))
         return out
 
 

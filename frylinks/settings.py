@@ -86,3 +86,10 @@ class SettingType:
     def output_values(self, t: float) -> dict[str, Array]:
         """Values of the declared outputs at time ``t``, each shaped by its dims."""
         return {}
+
+    def output_series(self, times: Array) -> dict[str, Array]:
+        """Values of the declared outputs at each of ``times (m,)``, each with a leading
+        axis of ``m`` (the run asks for many samples at once): :meth:`output_values` at
+        each time by default; a type overrides it to compute them together."""
+        each = [self.output_values(t) for t in np.asarray(times, dtype=float).tolist()]
+        return {name: np.stack([v[name] for v in each]) for name in self.outputs}

@@ -26,7 +26,10 @@ What is checked, for every type:
   motions (central differences), first order off the manifold, ``rows @ free_basis ==
   0``, and residual and displacement do not depend on the sign of the quaternions;
 * forces: finite wrenches and outputs, ``evaluate`` and ``output_values`` leave their
-  inputs unchanged and give the same result when called twice;
+  inputs unchanged and give the same result when called twice, and ``output_values``
+  leaves the type's ``memory`` as it found it;
+* settings: outputs of the declared shapes, the same when asked twice, and
+  ``output_series`` (many times at once) equal to ``output_values`` at each time;
 * signals: orders 1 and 2 of ``evaluate`` are the time derivatives of order 0 (finite
   differences, away from kinks).
 
@@ -899,7 +902,12 @@ def _evaluated_force(kind: ForceType, frames: Sequence[NodeFrames], ctx: ForceCo
     _finite(label, "evaluate() force", force)
     _finite(label, "evaluate() torque", torque)
     mass, weights = _point_masses(kind, frames, ctx, label)
+    memory = {name: np.array(getattr(kind, name), copy=True) for name in type(kind).memory}
     values = kind.output_values(frames, ctx)
+    for name, before_outputs in memory.items():
+        # a run makes a sample's outputs between steps: they must not move the memory
+        if not np.array_equal(getattr(kind, name), before_outputs, equal_nan=True):
+            raise AssertionError(f"{label}: output_values() changed the memory {name!r}")
     outputs: Mapping[str, Output] = type(kind).outputs
     if not isinstance(values, Mapping) or set(values) != set(outputs):
         got = sorted(values) if isinstance(values, Mapping) else values
@@ -1173,6 +1181,16 @@ def check_setting_type(cls: type[SettingType], instances: Instances | None = Non
                 value = _shape(label, f"output {name} from {what}", out.get(name), shape)
                 _finite(label, f"output {name} from {what}", value)
                 _close(label, f"output {name} called twice", again[name], value, 0, 0)
+        times = np.array([0.0, T0, 2 * T0])
+        with _explained(label, f"output_series({times.tolist()}) from {what}"):
+            series = setting.output_series(times)
+        for name, o in cls.outputs.items():
+            if not all(coords[d] for d in o.dims):
+                continue
+            each = np.stack([setting.output_values(t)[name] for t in times.tolist()])
+            # (many times at once: the same numbers as one at a time)
+            _close(label, f"output_series()['{name}'] against output_values() at each "
+                   "time", series.get(name), each, 1e-14, 1e-14)
 
 
 def check_plugin(plugin: Any, instances: Mapping[str, Instances] | None = None, *,

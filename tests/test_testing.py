@@ -280,6 +280,24 @@ class HeavyDrag(Drag):
         return np.ones(n), np.full((n, 1), 0.5)
 
 
+class PeekingDrag(Drag):
+    """Keeps the last power in its memory when asked for its outputs (a run asks
+    between steps: the steps after would differ)."""
+
+    memory = ("last_power",)
+
+    def __init__(self, instances: Sequence[Mapping[str, Any]],
+                 signal_specs: list[SignalSpec]) -> None:
+        super().__init__(instances, signal_specs)
+        self.last_power = np.zeros(self.nb_forces)
+
+    def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
+                      ) -> dict[str, np.ndarray]:
+        values = super().output_values(frames, ctx)
+        self.last_power[:] = values["test_drag_power"]
+        return values
+
+
 def test_a_correct_force_passes() -> None:
     testing.check_force_type(Drag)
 
@@ -291,6 +309,7 @@ def test_a_correct_force_passes() -> None:
     (SilentDrag, r"must give exactly the declared outputs \['test_drag_power'\], got \[\]"),
     (StatefulDrag, r"evaluate\(\) called twice"),
     (HeavyDrag, r"weights must sum to 1"),
+    (PeekingDrag, r"output_values\(\) changed the memory 'last_power'"),
 ])
 def test_broken_forces_are_caught(cls: type, message: str) -> None:
     with pytest.raises(AssertionError, match=message) as err:

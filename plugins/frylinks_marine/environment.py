@@ -326,5 +326,11 @@ class Environment(SettingType):
     def output_values(self, t: float) -> dict[str, Array]:
         return {"environment_wave_elevation": self.waves.elevation(self.probes, t)}
 
+    def output_series(self, times: Array) -> dict[str, Array]:
+        m, n = len(times), len(self.probes)
+        # every probe at every time in one call: one time per point
+        eta = self.waves.elevation(np.tile(self.probes, (m, 1)), np.repeat(times, n))
+        return {"environment_wave_elevation": eta.reshape(m, n)}
+
 
 __all__ = ["CURRENT", "WAVES", "Environment"]
