@@ -65,3 +65,45 @@ def test_a_child_compiles_a_new_kind_and_the_run_is_unchanged(
     monkeypatch.setenv("FRYLINKS_COMPILE_CHILD", "0")
     ref = frylinks.run(CASE, t_end=0.3, overrides={"solver.integrator": integrator})
     np.testing.assert_array_equal(np.array(got["x"]), ref.body_position.values)
+
+
+class _FailingStep:
+    """A step whose child fails at once (its build raises), as a stand-in for a run
+    that is dropped before its first step."""
+
+    child: int | None = None
+    module = type("module", (), {"advance_rk4": None})
+
+    def build(self) -> None:
+        raise RuntimeError("not a step")
+
+
+def _state(pid: int) -> str:
+    """The process's state letter (``Z``: a zombie), or ``gone``."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return "gone"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_child_left_behind_by_a_dropped_step_is_reaped(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from frylinks.engine import background
+
+    monkeypatch.setattr(background, "_may_fork", lambda: True)
+    monkeypatch.setattr(background, "on_disk", lambda dispatcher: False)
+    step = _FailingStep()
+    background.start(step, "rk4", 0.8)  # type: ignore[arg-type]
+    pid = step.child
+    assert pid is not None
+    del step  # the run failed: nobody joins the child
+    gc.collect()
+    # wait until the child has exited, leaving it unreaped (a zombie)
+    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+    assert _state(pid) == "Z"
+    background._reap()  # as the next run's start does
+    assert _state(pid) == "gone"
+    assert pid not in background._ABANDONED

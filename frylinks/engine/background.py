@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import weakref
 from typing import TYPE_CHECKING
 
 from ..kernel_cache import on_disk
@@ -70,11 +71,15 @@ def start(step: CompiledStep, integrator: str, rho_inf: float) -> None:
     entry = {"rk4": "advance_rk4", "generalized_alpha": "advance_ga"}.get(integrator)
     if entry is None or step.child is not None or on_disk(getattr(step.module, entry)):
         return
+    _reap()
     if not _may_fork():
         return
     pid = os.fork()
     if pid:
         step.child = pid
+        # a run that fails before its first step never joins the child: once the step
+        # is dropped, the child is reaped when it is done (not waited for)
+        weakref.finalize(step, _ABANDONED.append, pid)
         return
     code = 1
     try:  # the child
@@ -92,6 +97,22 @@ def start(step: CompiledStep, integrator: str, rho_inf: float) -> None:
         pass
     finally:
         os._exit(code)
+
+
+#: Children of steps dropped without a join (their run failed), to be reaped.
+_ABANDONED: list[int] = []
+
+
+def _reap() -> None:
+    """Reap the abandoned children that are done (a finished child left unreaped stays
+    in the process table as a zombie until this process ends)."""
+    for pid in list(_ABANDONED):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # reaped already
+            done = pid
+        if done:
+            _ABANDONED.remove(pid)
 
 
 def join(step: CompiledStep) -> None:
