@@ -40,9 +40,10 @@ evaluation with arrays of every element that uses it (see
 :mod:`frylinks_forces.common`).
 
 Both are compiled kernels (kinematics, law and wrench: :func:`linear_evaluate`,
-:func:`torsional_evaluate`). A block with a ``user_function`` cannot run compiled: its
-model runs on the engine's Python path, where the same kernels compute the kinematics
-and the linear law, and the function's values replace the law's for its elements.
+:func:`torsional_evaluate`; outputs: :func:`linear_outputs`, :func:`torsional_outputs`).
+A block with a ``user_function`` cannot run compiled: its model runs on the engine's
+Python path, where the same kernels compute the kinematics, the linear law and the
+outputs, and the function's values replace the law's for its elements.
 """
 
 from __future__ import annotations
@@ -145,6 +146,16 @@ class _AxisSpringDamper(ForceType):
         line_wrench(self.law(x, v, ctx), direction, torque if self._torque else force)
         return force, torque
 
+    def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
+                      ) -> dict[str, Array]:
+        """The type's ``outputs`` kernel; with user functions (Python path) the scalar of
+        their elements from the functions (:meth:`law`)."""
+        values = super().output_values(frames, ctx)
+        if self.user:
+            x, v, scalar = self.outputs
+            values[scalar] = self.law(values[x], values[v], ctx)
+        return values
+
 
 @kernel
 def axis_law(data: tuple[Any, ...], signals: Array, x: Array, v: Array, given: Array,
@@ -226,13 +237,6 @@ class LinearSpringDamper(_AxisSpringDamper):
         linear_kinematics(self._data(), frames[0], frames[1], direction, dx, dv)
         return direction, dx, dv
 
-    def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
-                      ) -> dict[str, Array]:
-        _, dx, dv = self.kinematics(frames)
-        return {"linear_spring_damper_displacement": dx,
-                "linear_spring_damper_velocity": dv,
-                "linear_spring_damper_force": self.law(dx, dv, ctx)}
-
 
 class TorsionalSpringDamper(_AxisSpringDamper):
     """A torsional spring-damper on the twist about an axis of the master node (module
@@ -296,13 +300,6 @@ class TorsionalSpringDamper(_AxisSpringDamper):
         twist_kinematics(self._data(), frames[0], frames[1], direction, angle, rate)
         return direction, angle, rate
 
-    def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
-                      ) -> dict[str, Array]:
-        _, angle, rate = self.kinematics(frames)
-        return {"torsional_spring_damper_angle": angle,
-                "torsional_spring_damper_angular_velocity": rate,
-                "torsional_spring_damper_torque": self.law(angle, rate, ctx)}
-
 
 @kernel
 def linear_kinematics(data: tuple[Any, ...], master: NodeFrames, slave: NodeFrames,
@@ -338,6 +335,25 @@ def linear_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: fl
     linear_kinematics(data, frames[0], frames[1], direction, dx, dv)
     axis_law(data, signals, dx, dv, dx, f)
     line_wrench(f, direction, force)
+
+
+@kernel
+def linear_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                   signals: Array, gravity: Array, states: Array, out: Array) -> None:
+    """``linear_spring_damper``'s outputs into ``out (n, 3)``: ``dx``, ``dv`` and ``f``
+    (``dx`` in place of ``f`` for an element with a user function: on the Python path,
+    :meth:`_AxisSpringDamper.output_values` puts the function's value there)."""
+    n = len(out)
+    direction = np.empty((n, 3))
+    dx = np.empty(n)
+    dv = np.empty(n)
+    f = np.empty(n)
+    linear_kinematics(data, frames[0], frames[1], direction, dx, dv)
+    axis_law(data, signals, dx, dv, dx, f)
+    for i in range(n):
+        out[i, 0] = dx[i]
+        out[i, 1] = dv[i]
+        out[i, 2] = f[i]
 
 
 @kernel
@@ -393,5 +409,25 @@ def torsional_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
     line_wrench(tau, direction, torque)
 
 
-LinearSpringDamper.kernels = ForceKernels(linear_evaluate)
-TorsionalSpringDamper.kernels = ForceKernels(torsional_evaluate)
+@kernel
+def torsional_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                      signals: Array, gravity: Array, states: Array, out: Array) -> None:
+    """``torsional_spring_damper``'s outputs into ``out (n, 3)``: the unwrapped twist,
+    its rate and ``tau`` (as :func:`linear_outputs` for a user function), the
+    unwrapping reference left as it is (unwrapped against a copy)."""
+    n = len(out)
+    direction = np.empty((n, 3))
+    angle = np.empty(n)
+    rate = np.empty(n)
+    tau = np.empty(n)
+    ref = data[11].copy()
+    axis_twist(data[0], ref, frames[0], frames[1], direction, angle, rate)
+    axis_law(data, signals, angle, rate, angle, tau)
+    for i in range(n):
+        out[i, 0] = angle[i]
+        out[i, 1] = rate[i]
+        out[i, 2] = tau[i]
+
+
+LinearSpringDamper.kernels = ForceKernels(linear_evaluate, outputs=linear_outputs)
+TorsionalSpringDamper.kernels = ForceKernels(torsional_evaluate, outputs=torsional_outputs)

@@ -22,8 +22,9 @@ Below ``s = 1e-9`` m the direction is ``(p_s - p_m) / 1e-9`` (Modelica's ``s_sma
 so coincident nodes get no force rather than a division by zero.
 
 The three types share one compiled kernel (:func:`evaluate`, on the line geometry of
-:func:`~frylinks_forces.common.line_geometry`); the spring's point masses are a kernel
-too (:func:`point_masses`).
+:func:`~frylinks_forces.common.line_geometry`) and one for their outputs
+(:func:`line_outputs`); the spring's point masses are a kernel too
+(:func:`point_masses`).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
 from frylinks.signals import SignalSpec
 
-from .common import line, line_geometry, line_wrench
+from .common import line_geometry, line_wrench
 
 Array = np.ndarray
 
@@ -89,12 +90,6 @@ class _LineForce(ForceType):
         line_tension(self._data(), ctx.signals, np.ascontiguousarray(length, dtype=float),
                      np.ascontiguousarray(rate, dtype=float), out)
         return out
-
-    def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
-                      ) -> dict[str, Array]:
-        length, _, rate = line(frames[0], frames[1])
-        return {f"{self.name}_length": length, f"{self.name}_length_rate": rate,
-                f"{self.name}_force": self.tension(length, rate, ctx)}
 
 
 class Spring(_LineForce):
@@ -193,6 +188,24 @@ def evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float, si
 
 
 @kernel
+def line_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                 signals: Array, gravity: Array, states: Array, out: Array) -> None:
+    """The outputs of every line force into ``out (n, 3)``: length, length rate and
+    tension (:func:`line_tension`)."""
+    n = len(out)
+    length = np.empty(n)
+    unit = np.empty((n, 3))
+    rate = np.empty(n)
+    f = np.empty(n)
+    line_geometry(frames[0], frames[1], length, unit, rate)
+    line_tension(data, signals, length, rate, f)
+    for i in range(n):
+        out[i, 0] = length[i]
+        out[i, 1] = rate[i]
+        out[i, 2] = f[i]
+
+
+@kernel
 def point_masses(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], mass: Array,
                  weights: Array) -> bool:
     """The springs' masses at ``(1 - length_fraction) p_m + length_fraction p_s``; False
@@ -210,5 +223,5 @@ def point_masses(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], mass: Ar
     return True
 
 
-_LineForce.kernels = ForceKernels(evaluate)
-Spring.kernels = ForceKernels(evaluate, point_masses=point_masses)
+_LineForce.kernels = ForceKernels(evaluate, outputs=line_outputs)
+Spring.kernels = ForceKernels(evaluate, point_masses=point_masses, outputs=line_outputs)

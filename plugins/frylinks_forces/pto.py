@@ -135,7 +135,7 @@ class PTOType(ForceType):
         return (self.axis, self.law, self.mean_from, int(self.rotary), self.angle_ref,
                 self.clutch)
 
-    # -- Python methods (the kernels' values; used for outputs)
+    # -- Python methods (the kernels' values; the Python path of a user function)
 
     def kinematics(self, frames: Sequence[NodeFrames]) -> tuple[Array, Array, Array]:
         """World direction of the force ``(n, 3)``, position and velocity ``(n,)``."""
@@ -184,15 +184,16 @@ class PTOType(ForceType):
 
     def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
                       ) -> dict[str, Array]:
-        _, x, v = self.kinematics(frames)
-        f, p = self.force_and_power(ctx.t, x, v)
-        e = np.asarray(ctx.states, dtype=float).reshape(2, -1)
-        span = ctx.t - self.mean_from
-        mean = np.where(span > 0, (e[0] - e[1]) / np.where(span > 0, span, 1.0), 0.0)
-        prefix = self.name
-        return {f"{prefix}_position": x, f"{prefix}_velocity": v, f"{prefix}_force": f,
-                f"{prefix}_power": p, f"{prefix}_energy": e[0].copy(),
-                f"{prefix}_mean_power": mean}
+        """The type's ``outputs`` kernel; with user functions the force and power of
+        their elements from the functions (:meth:`force_and_power`)."""
+        values = super().output_values(frames, ctx)
+        if self.user:
+            prefix = self.name
+            x = np.ascontiguousarray(values[f"{prefix}_position"])
+            v = np.ascontiguousarray(values[f"{prefix}_velocity"])
+            values[f"{prefix}_force"], values[f"{prefix}_power"] = \
+                self.force_and_power(ctx.t, x, v)
+        return values
 
 
 def _outputs(name: str, rotary: bool) -> dict[str, Output]:
@@ -293,7 +294,38 @@ def pto_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
         clutch[i, 2] = v[i]
 
 
-PTOType.kernels = ForceKernels(pto_evaluate, pto_state_derivative, accept=pto_accept)
+@kernel
+def pto_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                signals: Array, gravity: Array, states: Array, out: Array) -> None:
+    """The outputs into ``out (n, 6)``: position, velocity, force, absorbed power and
+    energy, and the mean power ``(E - E(t_0)) / (t - t_0)`` (0 until ``t_0``); a rotary
+    PTO's unwrapping reference is left as it is (unwrapped against a copy)."""
+    mean_from = data[2]
+    n = len(mean_from)
+    direction = np.empty((n, 3))
+    x = np.empty(n)
+    v = np.empty(n)
+    f = np.empty(n)
+    p = np.empty(n)
+    if data[3]:
+        ref = data[4].copy()
+        axis_twist(data[0], ref, frames[0], frames[1], direction, x, v)
+    else:
+        axis_translation(data[0], frames[0], frames[1], direction, x, v)
+    pto_law(data, x, v, f, p)
+    for i in range(n):
+        energy = states[i]
+        span = t - mean_from[i]
+        out[i, 0] = x[i]
+        out[i, 1] = v[i]
+        out[i, 2] = f[i]
+        out[i, 3] = p[i]
+        out[i, 4] = energy
+        out[i, 5] = (energy - states[n + i]) / span if span > 0 else 0.0
+
+
+PTOType.kernels = ForceKernels(pto_evaluate, pto_state_derivative, accept=pto_accept,
+                               outputs=pto_outputs)
 
 _DAMPING = {False: "N s m-1", True: "N m s rad-1"}
 _STIFFNESS = {False: "N m-1", True: "N m rad-1"}

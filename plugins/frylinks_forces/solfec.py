@@ -23,9 +23,10 @@ points, Multibody.jl from an unstretched length that defaults to 0; giving it ma
 choice explicit (the initial distance for a Solfec model).
 
 The table law is a compiled kernel (:func:`evaluate`, with the tables interpolated by
-:func:`table_value`). A block with a Python ``function`` cannot run compiled: its model
-runs on the engine's Python path, where the same kernels compute the line and the
-tension, the function's values taking the place of the table's for its elements.
+:func:`table_value`; the outputs: :func:`spring_outputs`). A block with a Python
+``function`` cannot run compiled: its model runs on the engine's Python path, where the
+same kernels compute the line, the tension and the outputs, the function's values taking
+the place of the table's for its elements.
 """
 
 from __future__ import annotations
@@ -146,10 +147,13 @@ class UserSpring(ForceType):
 
     def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
                       ) -> dict[str, Array]:
-        length, _, rate = line(frames[0], frames[1])
-        stretch = length - self.rest
-        return {"user_spring_stretch": stretch, "user_spring_stretch_rate": rate,
-                "user_spring_force": self.tension(stretch, rate)}
+        """The type's ``outputs`` kernel; with user functions (Python path) the tension of
+        their elements from the functions (:meth:`tension`)."""
+        values = super().output_values(frames, ctx)
+        if self.user:
+            values["user_spring_force"] = self.tension(values["user_spring_stretch"],
+                                                       values["user_spring_stretch_rate"])
+        return values
 
 
 @kernel
@@ -200,7 +204,29 @@ def evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float, si
     line_wrench(f, unit, force)
 
 
-UserSpring.kernels = ForceKernels(evaluate)
+@kernel
+def spring_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                   signals: Array, gravity: Array, states: Array, out: Array) -> None:
+    """``user_spring``'s outputs into ``out (n, 3)``: stretch, stretch rate and tension
+    (the stretch rate in place of the function's value for an element with a user
+    function: on the Python path, :meth:`UserSpring.output_values` puts it there)."""
+    rest = data[0]
+    n = len(out)
+    length = np.empty(n)
+    unit = np.empty((n, 3))
+    rate = np.empty(n)
+    f = np.empty(n)
+    line_geometry(frames[0], frames[1], length, unit, rate)
+    for i in range(n):
+        length[i] -= rest[i]  # the stretch
+    spring_tension(data, length, rate, rate, f)
+    for i in range(n):
+        out[i, 0] = length[i]
+        out[i, 1] = rate[i]
+        out[i, 2] = f[i]
+
+
+UserSpring.kernels = ForceKernels(evaluate, outputs=spring_outputs)
 
 
 def parse_table(value: Any) -> Array:

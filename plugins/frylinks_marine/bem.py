@@ -48,6 +48,7 @@ import numpy as np
 
 from frylinks.errors import ElementError, ModelError
 from frylinks.forces import ForceContext, ForceKernels, ForceType, Output
+from frylinks.jit import kernel
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param, as_path, shown
 
@@ -62,7 +63,14 @@ from .hydrodb import (
     read_hydrodynamics,
     read_hydrodynamics_bodies,
 )
-from .radiation import RadiationMemory, RadiationStateSpace, cached_state_space
+from .radiation import (
+    RadiationMemory,
+    RadiationStateSpace,
+    cached_state_space,
+    radiation_evaluate,
+    radiation_memory,
+    radiation_state_derivative,
+)
 from .wave_kernels import excitation_force, wave_params
 from .waves import wavenumber
 
@@ -381,9 +389,23 @@ class Radiation(RadiationMemory, DatasetForce):
             return None
         return self._coupled * np.repeat(self._ratio, 6)[:, None]
 
-    def output_values(self, frames: Sequence[NodeFrames], ctx: ForceContext
-                      ) -> dict[str, Array]:
-        return {"radiation_memory_force": -self.memory_force(ctx)}
+
+@kernel
+def radiation_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                      signals: Array, gravity: Array, states: Array, out: Array) -> None:
+    """``radiation_memory_force`` into ``out (n, 6)``: the memory force ``-ratio C z`` of
+    each element (:func:`~frylinks_marine.radiation.radiation_memory`). (Here, not in
+    :mod:`.radiation`, whose source keys the fits kept on disk.)"""
+    n = len(data[3])
+    memory = np.empty((n, 6))
+    radiation_memory(data, states, memory)
+    for i in range(n):
+        for k in range(6):
+            out[i, k] = -memory[i, k]
+
+
+Radiation.kernels = ForceKernels(radiation_evaluate, radiation_state_derivative,
+                                 outputs=radiation_outputs)
 
 
 def _infinite(db: HydroDatabase) -> str:
