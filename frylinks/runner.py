@@ -7,7 +7,7 @@ import signal
 import sys
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,13 +116,19 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
             # made, written and kept together (a sample at a time cost 10x the step)
             for batch in steps:
                 records = sampler.batch(batch)
+                stop = None
+                if observe_step:
+                    stop = _observed(batch, lambda st: reg.pm.hook.frylinks_step_completed(
+                        system=system, t=st.t, state=st))
+                    if stop is not None:  # the run ends at the sample whose observer
+                        batch.times = batch.times[:stop[0]]   # raised (kept, as before)
+                        records = {k: v[:stop[0]] for k, v in records.items()}
                 times.append(batch.times)
                 values.append(records)
                 if writer is not None:
                     writer.append_many(batch.times, records)
-                if observe_step:
-                    for st in batch.states():
-                        reg.pm.hook.frylinks_step_completed(system=system, t=st.t, state=st)
+                if stop is not None:
+                    raise stop[1]
                 t = float(batch.times[-1])
                 if bar is not None:
                     bar.update(t - last_t)
@@ -151,6 +157,18 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         with xr.open_dataset(output) as whole:
             return whole.load()
     return to_dataset(model, times, values, attrs)
+
+
+def _observed(batch: Batch, observe: Callable[[State], None]
+              ) -> tuple[int, BaseException] | None:
+    """Call ``observe`` on each sample of ``batch`` in turn; if it raises, how many
+    samples it saw (the one it raised at included) and what it raised."""
+    for i, st in enumerate(batch.states()):
+        try:
+            observe(st)
+        except (Exception, KeyboardInterrupt) as exc:
+            return i + 1, exc
+    return None
 
 
 def run_attributes(system: System, integrator: str, dt: float, every: int, rtol: float,
