@@ -84,7 +84,10 @@ def frylinks_step_completed(system: Any, t: float, state: Any) -> None:
     Called once per output sample (every ``output.every`` accepted steps, and at the
     start), only if a plugin implements it (so runs that nobody observes pay
     nothing). ``state`` is the engine's :class:`~frylinks.engine.State` (plain
-    arrays); do not modify it.
+    arrays); do not modify it. A compiled run computes the samples of about 20 ms
+    at a time and then hands them to the observers one by one; an observer that
+    raises (``KeyboardInterrupt`` stops the run, as Ctrl-C does) ends the run at its
+    sample, the samples computed after it dropped.
     """
 
 
