@@ -30,7 +30,7 @@ def load_case(path: str) -> System:
 
 def run(path: str | Path, output: str | Path | None = None, *, t_end: float | None = None,
         dt: float | None = None, resume: bool = False, progress: bool = False,
-        overrides: Mapping[str, Any] | None = None) -> xr.Dataset:
+        overrides: Mapping[str, Any] | None = None, in_memory: bool = True) -> xr.Dataset:
     """Load and run a case file.
 
     Parameters
@@ -49,6 +49,10 @@ def run(path: str | Path, output: str | Path | None = None, *, t_end: float | No
     overrides
         Key path -> value set in the case before it is read: one load case of a sweep,
         ``{"links.pto.spring_damper.damping": 2e5}``.
+    in_memory
+        With False and an ``output`` file, the run keeps no results in memory and
+        returns the file's Dataset, read when its values are asked for (a 3-hour sea
+        state's every variable can take gigabytes; ``frylinks run`` does this).
 
     Returns
     -------
@@ -69,7 +73,7 @@ def run(path: str | Path, output: str | Path | None = None, *, t_end: float | No
     given = {k: v for k, v in (("t_end", t_end), ("dt", dt)) if v is not None}
     try:
         return run_system(system, output=output, progress=progress, resume=resume,
-                          **{**solver, **given})
+                          in_memory=in_memory, **{**solver, **given})
     except ModelError as exc:
         raise case_error(path, system.case_text, exc, given) from None
 

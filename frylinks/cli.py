@@ -392,7 +392,7 @@ def _run(args: argparse.Namespace) -> int:
     output = Path(args.resume or args.output or default)
     start = time.perf_counter()
     results = run(args.case, output=output, t_end=args.t_end, dt=args.dt,
-                  resume=bool(args.resume), progress=True)
+                  resume=bool(args.resume), progress=True, in_memory=False)
     wall = time.perf_counter() - start
     status = str(results.attrs.get("status", "unknown"))
     n = results.sizes["time"]

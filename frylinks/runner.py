@@ -35,7 +35,7 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
                every: int = 1, rtol: float = 1e-9, atol: float = 1e-12, rho_inf: float = 0.8,
                output: str | Path | None = None, progress: bool = False,
                state: State | None = None, resume: bool = False,
-               initial_equilibrium: bool = False) -> xr.Dataset:
+               initial_equilibrium: bool = False, in_memory: bool = True) -> xr.Dataset:
     """Run ``system`` and return its results (see :meth:`System.run`).
 
     Parameters
@@ -47,6 +47,9 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         uninterrupted run would have, and the returned Dataset holds the whole run.
     state
         Start from this state instead of the system's initial one.
+    in_memory
+        With False and an ``output`` file, keep no results in memory: return the
+        file's Dataset, read lazily (:func:`frylinks.run`).
     """
     t_end = as_float(t_end, "solver.t_end", "s", positive=True)
     dt = as_float(dt, "solver.dt", "s", positive=True)
@@ -123,8 +126,11 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
                     if stop is not None:  # the run ends at the sample whose observer
                         batch.times = batch.times[:stop[0]]   # raised (kept, as before)
                         records = {k: v[:stop[0]] for k, v in records.items()}
-                times.append(batch.times)
-                values.append(records)
+                if in_memory or writer is None:
+                    values.append(records)
+                    times.append(batch.times)
+                else:  # only the last time (the status names it)
+                    times[:] = [batch.times[-1:]]
                 if writer is not None:
                     writer.append_many(batch.times, records)
                 if stop is not None:
@@ -153,6 +159,8 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         finally:
             if reg.observers("frylinks_run_finished"):
                 reg.pm.hook.frylinks_run_finished(system=system, status=status)
+    if output is not None and not in_memory:
+        return xr.open_dataset(output)
     if restart is not None and output is not None:
         with xr.open_dataset(output) as whole:
             return whole.load()

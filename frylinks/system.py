@@ -464,7 +464,7 @@ class System:
     def run(self, t_end: float, dt: float, integrator: str = "rk4", every: int = 1,
             rtol: float = 1e-9, atol: float = 1e-12, rho_inf: float = 0.8,
             output: Any = None, progress: bool = False, resume: bool = False,
-            initial_equilibrium: bool = False) -> xr.Dataset:
+            initial_equilibrium: bool = False, in_memory: bool = True) -> xr.Dataset:
         """Integrate from the initial state to ``t_end`` and return the results.
 
         Parameters
@@ -496,6 +496,10 @@ class System:
         initial_equilibrium
             First move the bodies to the pose where the forces balance (still water,
             zero velocities), then start the dynamics from there.
+        in_memory
+            With False and an ``output`` file, keep no results in memory and return the
+            file's Dataset, read when its values are asked for (a long run's every
+            variable can take gigabytes).
 
         Returns
         -------
@@ -507,7 +511,7 @@ class System:
         return run_system(self, t_end=t_end, dt=dt, integrator=integrator, every=every,
                           rtol=rtol, atol=atol, rho_inf=rho_inf, output=output,
                           progress=progress, resume=resume,
-                          initial_equilibrium=initial_equilibrium)
+                          initial_equilibrium=initial_equilibrium, in_memory=in_memory)
 
 
 SPRING_KEYS = ("stiffness", "damping", "rest")

@@ -72,6 +72,18 @@ def test_streamed_file_equals_returned_dataset(tmp_path: Path) -> None:
     assert back.attrs["Conventions"].startswith("CF-")
 
 
+def test_a_run_kept_out_of_memory_returns_the_file(tmp_path: Path) -> None:
+    """``in_memory=False`` keeps no sample in memory: the Dataset returned reads the
+    file, and holds the same numbers as a run kept in memory."""
+    kept = pendulum().run(t_end=0.3, dt=0.01, every=2)
+    out = tmp_path / "out.nc"
+    with pendulum().run(t_end=0.3, dt=0.01, every=2, output=out, in_memory=False) as lazy:
+        assert lazy.encoding["source"] == str(out)  # read from the file ...
+        assert lazy.attrs["status"] == "completed"
+        for name in kept.data_vars:  # ... the same numbers
+            np.testing.assert_array_equal(lazy[name].values, kept[name].values)
+
+
 def test_file_is_compressed_and_chunked_along_time(tmp_path: Path) -> None:
     out = tmp_path / "out.nc"
     pendulum().run(t_end=0.02, dt=0.01, output=out)
