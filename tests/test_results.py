@@ -212,3 +212,27 @@ def test_plot_selects_a_force_element_of_a_type_output(tmp_path: Path) -> None:
         wz = ds.body_angular_velocity.sel(body="b", xyz="z").values
     np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), -0.25 * wz, rtol=1e-12)
     assert ax.get_ylabel().endswith("[N m]")
+
+
+def test_lever_arms_of_a_batch_equal_the_node_frames() -> None:
+    """The lever arms COG -> node the runner turns a batch's added-mass torques with
+    (every sample at once) are the node frames' ``r`` of each sample."""
+    from frylinks.kinematics import NodeSet, body_states_kernel, node_frames
+    from frylinks.results import _levers
+    from frylinks.rotations import quat_to_matrix
+
+    rng = np.random.default_rng(7)
+    m, nb = 5, 3
+    q = rng.normal(size=(m, nb, 4))
+    x, v, w = (rng.normal(size=(m, nb, 3)) for _ in range(3))
+    body = np.array([2, 0, 2])
+    offset = rng.normal(size=(3, 3))
+    nodes = NodeSet(body, offset, quat_to_matrix(np.tile([1.0, 0, 0, 0], (3, 1))))
+    levers = _levers(nodes, q)
+    for i in range(m):
+        b = body_states_kernel(x[i], q[i] / np.linalg.norm(q[i], axis=1, keepdims=True),
+                               v[i], w[i])
+        np.testing.assert_allclose(levers[i], node_frames(b, nodes).r, rtol=1e-13,
+                                   atol=1e-15)
+    at_cog = NodeSet(body, np.zeros((3, 3)), nodes.rot)
+    assert not np.any(_levers(at_cog, q))
