@@ -323,17 +323,26 @@ def axis_translation(axis: Array, master: NodeFrames, slave: NodeFrames, directi
 
 
 @kernel
-def linear_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
-                    signals: Array, gravity: Array, states: Array, static: bool, force: Array,
-                    torque: Array) -> None:
-    """``linear_spring_damper``: ``+f n`` on the master node, ``-f n`` on the slave."""
-    n = len(force)
+def linear_state(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], signals: Array
+                 ) -> tuple[Array, Array, Array, Array]:
+    """``linear_spring_damper``: each force's direction ``n``, ``dx``, ``dv`` and ``f``
+    (:func:`axis_law`)."""
+    n = len(data[0])
     direction = np.empty((n, 3))
     dx = np.empty(n)
     dv = np.empty(n)
     f = np.empty(n)
     linear_kinematics(data, frames[0], frames[1], direction, dx, dv)
     axis_law(data, signals, dx, dv, dx, f)
+    return direction, dx, dv, f
+
+
+@kernel
+def linear_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                    signals: Array, gravity: Array, states: Array, static: bool, force: Array,
+                    torque: Array) -> None:
+    """``linear_spring_damper``: ``+f n`` on the master node, ``-f n`` on the slave."""
+    direction, _, _, f = linear_state(data, frames, signals)
     line_wrench(f, direction, force)
 
 
@@ -343,14 +352,8 @@ def linear_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: flo
     """``linear_spring_damper``'s outputs into ``out (n, 3)``: ``dx``, ``dv`` and ``f``
     (``dx`` in place of ``f`` for an element with a user function: on the Python path,
     :meth:`_AxisSpringDamper.output_values` puts the function's value there)."""
-    n = len(out)
-    direction = np.empty((n, 3))
-    dx = np.empty(n)
-    dv = np.empty(n)
-    f = np.empty(n)
-    linear_kinematics(data, frames[0], frames[1], direction, dx, dv)
-    axis_law(data, signals, dx, dv, dx, f)
-    for i in range(n):
+    _, dx, dv, f = linear_state(data, frames, signals)
+    for i in range(len(out)):
         out[i, 0] = dx[i]
         out[i, 1] = dv[i]
         out[i, 2] = f[i]
@@ -394,18 +397,28 @@ def axis_twist(axis: Array, angle_ref: Array, master: NodeFrames, slave: NodeFra
 
 
 @kernel
-def torsional_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
-                       signals: Array, gravity: Array, states: Array, static: bool,
-                       force: Array, torque: Array) -> None:
-    """``torsional_spring_damper``: ``+tau R_m g`` on the master, ``-tau R_m g`` on the
-    slave."""
-    n = len(torque)
+def torsional_state(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], signals: Array,
+                    angle_ref: Array) -> tuple[Array, Array, Array, Array]:
+    """``torsional_spring_damper``: each torque's direction ``R_m g``, the twist
+    unwrapped from ``angle_ref`` (which becomes it), its rate and ``tau``
+    (:func:`axis_law`)."""
+    n = len(data[0])
     direction = np.empty((n, 3))
     angle = np.empty(n)
     rate = np.empty(n)
     tau = np.empty(n)
-    twist_kinematics(data, frames[0], frames[1], direction, angle, rate)
+    axis_twist(data[0], angle_ref, frames[0], frames[1], direction, angle, rate)
     axis_law(data, signals, angle, rate, angle, tau)
+    return direction, angle, rate, tau
+
+
+@kernel
+def torsional_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                       signals: Array, gravity: Array, states: Array, static: bool,
+                       force: Array, torque: Array) -> None:
+    """``torsional_spring_damper``: ``+tau R_m g`` on the master, ``-tau R_m g`` on the
+    slave; the twist becomes the unwrapping reference (``data[11]``)."""
+    direction, _, _, tau = torsional_state(data, frames, signals, data[11])
     line_wrench(tau, direction, torque)
 
 
@@ -415,15 +428,8 @@ def torsional_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: 
     """``torsional_spring_damper``'s outputs into ``out (n, 3)``: the unwrapped twist,
     its rate and ``tau`` (as :func:`linear_outputs` for a user function), the
     unwrapping reference left as it is (unwrapped against a copy)."""
-    n = len(out)
-    direction = np.empty((n, 3))
-    angle = np.empty(n)
-    rate = np.empty(n)
-    tau = np.empty(n)
-    ref = data[11].copy()
-    axis_twist(data[0], ref, frames[0], frames[1], direction, angle, rate)
-    axis_law(data, signals, angle, rate, angle, tau)
-    for i in range(n):
+    _, angle, rate, tau = torsional_state(data, frames, signals, data[11].copy())
+    for i in range(len(out)):
         out[i, 0] = angle[i]
         out[i, 1] = rate[i]
         out[i, 2] = tau[i]

@@ -174,16 +174,25 @@ def line_tension(data: tuple[Any, ...], signals: Array, length: Array, rate: Arr
 
 
 @kernel
-def evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float, signals: Array,
-             gravity: Array, states: Array, static: bool, force: Array, torque: Array) -> None:
-    """Line forces (module doc): ``+f e`` on the master node, ``-f e`` on the slave."""
-    n = len(force)
+def line_state(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], signals: Array
+               ) -> tuple[Array, Array, Array, Array]:
+    """Each line's length, unit vector master -> slave, length rate and tension
+    (:func:`line_tension`)."""
+    n = len(data[0])
     length = np.empty(n)
     unit = np.empty((n, 3))
     rate = np.empty(n)
     f = np.empty(n)
     line_geometry(frames[0], frames[1], length, unit, rate)
     line_tension(data, signals, length, rate, f)
+    return length, unit, rate, f
+
+
+@kernel
+def evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float, signals: Array,
+             gravity: Array, states: Array, static: bool, force: Array, torque: Array) -> None:
+    """Line forces (module doc): ``+f e`` on the master node, ``-f e`` on the slave."""
+    _, unit, _, f = line_state(data, frames, signals)
     line_wrench(f, unit, force)
 
 
@@ -192,14 +201,8 @@ def line_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float
                  signals: Array, gravity: Array, states: Array, out: Array) -> None:
     """The outputs of every line force into ``out (n, 3)``: length, length rate and
     tension (:func:`line_tension`)."""
-    n = len(out)
-    length = np.empty(n)
-    unit = np.empty((n, 3))
-    rate = np.empty(n)
-    f = np.empty(n)
-    line_geometry(frames[0], frames[1], length, unit, rate)
-    line_tension(data, signals, length, rate, f)
-    for i in range(n):
+    length, _, rate, f = line_state(data, frames, signals)
+    for i in range(len(out)):
         out[i, 0] = length[i]
         out[i, 1] = rate[i]
         out[i, 2] = f[i]

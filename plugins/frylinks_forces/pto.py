@@ -216,11 +216,36 @@ def _outputs(name: str, rotary: bool) -> dict[str, Output]:
 @kernel
 def pto_kinematics(data: tuple[Any, ...], master: NodeFrames, slave: NodeFrames,
                    direction: Array, x: Array, v: Array) -> None:
-    """The PTOs' force directions ``(n, 3)``, positions and velocities ``(n,)``."""
+    """The PTOs' force directions ``(n, 3)``, positions and velocities ``(n,)`` (a
+    rotary PTO's twist unwrapped from, and kept as, its reference ``data[4]``)."""
+    pto_motion(data, data[4], master, slave, direction, x, v)
+
+
+@kernel
+def pto_motion(data: tuple[Any, ...], angle_ref: Array, master: NodeFrames,
+               slave: NodeFrames, direction: Array, x: Array, v: Array) -> None:
+    """:func:`pto_kinematics` with a rotary PTO's twist unwrapped from ``angle_ref``
+    (which becomes it)."""
     if data[3]:
-        axis_twist(data[0], data[4], master, slave, direction, x, v)
+        axis_twist(data[0], angle_ref, master, slave, direction, x, v)
     else:
         axis_translation(data[0], master, slave, direction, x, v)
+
+
+@kernel
+def pto_state(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], angle_ref: Array
+              ) -> tuple[Array, Array, Array, Array, Array]:
+    """Each PTO's force direction, position, velocity, force and absorbed power
+    (:func:`pto_motion`, :func:`pto_law`)."""
+    n = len(data[2])
+    direction = np.empty((n, 3))
+    x = np.empty(n)
+    v = np.empty(n)
+    f = np.empty(n)
+    p = np.empty(n)
+    pto_motion(data, angle_ref, frames[0], frames[1], direction, x, v)
+    pto_law(data, x, v, f, p)
+    return direction, x, v, f, p
 
 
 @kernel
@@ -241,14 +266,7 @@ def pto_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float
                  signals: Array, gravity: Array, states: Array, static: bool, force: Array,
                  torque: Array) -> None:
     """``+f n`` on the master node, ``-f n`` on the slave (a torque for a rotary PTO)."""
-    n = len(force)
-    direction = np.empty((n, 3))
-    x = np.empty(n)
-    v = np.empty(n)
-    f = np.empty(n)
-    p = np.empty(n)
-    pto_kinematics(data, frames[0], frames[1], direction, x, v)
-    pto_law(data, x, v, f, p)
+    direction, _, _, f, _ = pto_state(data, frames, data[4])
     line_wrench(f, direction, torque if data[3] else force)
 
 
@@ -257,13 +275,7 @@ def pto_state_derivative(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], 
                          signals: Array, states: Array, out: Array) -> None:
     """``E' = P``; the energy at the window's start grows until ``mean_power_from``."""
     n = len(data[2])
-    direction = np.empty((n, 3))
-    x = np.empty(n)
-    v = np.empty(n)
-    f = np.empty(n)
-    p = np.empty(n)
-    pto_kinematics(data, frames[0], frames[1], direction, x, v)
-    pto_law(data, x, v, f, p)
+    p = pto_state(data, frames, data[4])[4]
     for i in range(n):
         out[i] = p[i]
         out[n + i] = p[i] if t < data[2][i] else 0.0
@@ -302,17 +314,7 @@ def pto_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
     PTO's unwrapping reference is left as it is (unwrapped against a copy)."""
     mean_from = data[2]
     n = len(mean_from)
-    direction = np.empty((n, 3))
-    x = np.empty(n)
-    v = np.empty(n)
-    f = np.empty(n)
-    p = np.empty(n)
-    if data[3]:
-        ref = data[4].copy()
-        axis_twist(data[0], ref, frames[0], frames[1], direction, x, v)
-    else:
-        axis_translation(data[0], frames[0], frames[1], direction, x, v)
-    pto_law(data, x, v, f, p)
+    _, x, v, f, p = pto_state(data, frames, data[4].copy())
     for i in range(n):
         energy = states[i]
         span = t - mean_from[i]

@@ -188,19 +188,28 @@ def spring_tension(data: tuple[Any, ...], stretch: Array, rate: Array, given: Ar
 
 
 @kernel
-def evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float, signals: Array,
-             gravity: Array, states: Array, static: bool, force: Array, torque: Array) -> None:
-    """``user_spring`` with tables: ``+f e`` on the master node, ``-f e`` on the slave."""
+def spring_state(data: tuple[Any, ...], frames: tuple[NodeFrames, ...]
+                 ) -> tuple[Array, Array, Array, Array]:
+    """Each spring's stretch, unit vector master -> slave, stretch rate and tension
+    from its table (:func:`spring_tension`)."""
     rest = data[0]
-    n = len(force)
-    length = np.empty(n)
+    n = len(rest)
+    stretch = np.empty(n)
     unit = np.empty((n, 3))
     rate = np.empty(n)
     f = np.empty(n)
-    line_geometry(frames[0], frames[1], length, unit, rate)
+    line_geometry(frames[0], frames[1], stretch, unit, rate)
     for i in range(n):
-        length[i] -= rest[i]  # the stretch
-    spring_tension(data, length, rate, rate, f)
+        stretch[i] -= rest[i]  # (the length, until here)
+    spring_tension(data, stretch, rate, rate, f)
+    return stretch, unit, rate, f
+
+
+@kernel
+def evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float, signals: Array,
+             gravity: Array, states: Array, static: bool, force: Array, torque: Array) -> None:
+    """``user_spring`` with tables: ``+f e`` on the master node, ``-f e`` on the slave."""
+    _, unit, _, f = spring_state(data, frames)
     line_wrench(f, unit, force)
 
 
@@ -210,18 +219,9 @@ def spring_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: flo
     """``user_spring``'s outputs into ``out (n, 3)``: stretch, stretch rate and tension
     (the stretch rate in place of the function's value for an element with a user
     function: on the Python path, :meth:`UserSpring.output_values` puts it there)."""
-    rest = data[0]
-    n = len(out)
-    length = np.empty(n)
-    unit = np.empty((n, 3))
-    rate = np.empty(n)
-    f = np.empty(n)
-    line_geometry(frames[0], frames[1], length, unit, rate)
-    for i in range(n):
-        length[i] -= rest[i]  # the stretch
-    spring_tension(data, length, rate, rate, f)
-    for i in range(n):
-        out[i, 0] = length[i]
+    stretch, _, rate, f = spring_state(data, frames)
+    for i in range(len(out)):
+        out[i, 0] = stretch[i]
         out[i, 1] = rate[i]
         out[i, 2] = f[i]
 

@@ -257,14 +257,18 @@ def mooring_matrix(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: flo
 
 
 @kernel
-def catenary_lines(data: tuple[Any, ...], p: Array, unit: Array, out: Array, code: Array,
-                   info: Array) -> None:
+def catenary_lines(data: tuple[Any, ...], p: Array) -> tuple[Array, Array, Array, Array]:
     """The lines at fairleads ``p (n, 3)`` from the warm start in ``data`` (left as it
-    is): :func:`~frylinks_marine.catenary.solve_line`'s results, status and failure
-    values per line, and the horizontal unit vectors anchor -> fairlead ``unit (n, 3)``
-    (zero for a fairlead straight above its anchor)."""
+    is): the horizontal unit vectors anchor -> fairlead ``(n, 3)`` (zero for a fairlead
+    straight above its anchor), and per line :func:`~frylinks_marine.catenary.solve_line`'s
+    results ``(n, NB_RESULTS)``, status ``(n,)`` and failure values ``(n, 3)``."""
     anchor, length, weight, compliance, friction, tensions = data[:6]
-    for i in range(len(length)):
+    n = len(length)
+    unit = np.empty((n, 3))
+    out = np.zeros((n, NB_RESULTS))
+    code = np.zeros(n, dtype=np.int64)
+    info = np.zeros((n, 3))
+    for i in range(n):
         dx = p[i, 0] - anchor[i, 0]
         dy = p[i, 1] - anchor[i, 1]
         x = math.hypot(dx, dy)
@@ -274,6 +278,7 @@ def catenary_lines(data: tuple[Any, ...], p: Array, unit: Array, out: Array, cod
         unit[i, 2] = 0.0
         code[i] = solve_line(x, p[i, 2] - anchor[i, 2], length[i], weight[i], compliance[i],
                              friction[i], tensions[i, 0], tensions[i, 1], out[i], info[i])
+    return unit, out, code, info
 
 
 @kernel
@@ -286,11 +291,7 @@ def catenary_line(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: floa
     left as it was)."""
     tensions, status, failure_info = data[5], data[6], data[7]
     n = len(tensions)
-    unit = np.empty((n, 3))
-    out = np.zeros((n, NB_RESULTS))
-    code = np.zeros(n, dtype=np.int64)
-    info = np.zeros((n, 3))
-    catenary_lines(data, frames[0].p, unit, out, code, info)
+    unit, out, code, info = catenary_lines(data, frames[0].p)
     failed = False
     recorded = False
     for i in range(n):
@@ -321,13 +322,8 @@ def catenary_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: f
     """The lines' tension at the fairlead and at the anchor, horizontal tension and
     laid length into ``out (n, 4)``, solved from the warm start (left as it is); NaN
     for a line that cannot hang."""
-    n = len(out)
-    unit = np.empty((n, 3))
-    res = np.zeros((n, NB_RESULTS))
-    code = np.zeros(n, dtype=np.int64)
-    info = np.zeros((n, 3))
-    catenary_lines(data, frames[0].p, unit, res, code, info)
-    for i in range(n):
+    _, res, code, _ = catenary_lines(data, frames[0].p)
+    for i in range(len(out)):
         ok = code[i] == OK
         # (solve_line's results: H, V, tension, anchor H and V, anchor tension, laid)
         out[i, 0] = res[i, 2] if ok else math.nan
