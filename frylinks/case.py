@@ -387,9 +387,8 @@ class _CaseReader:
             what = "dt * output.every" if integrator in ADAPTIVE else "dt"
             self.fail("solver.t_end", f"t_end = {out['t_end']:g} s must be a whole number "
                       f"of {what} = {interval:g} s")
-        out.pop("output", None)
-        out.pop("progress", None)
-        out.pop("resume", None)
+        for key in ("output", "progress", "resume", "in_memory"):  # (not case keys)
+            out.pop(key, None)
         return out
 
 
