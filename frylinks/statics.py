@@ -25,6 +25,7 @@ from .engine import Model, State, evaluate, mass_blocks, project
 from .engine.evaluate import _constraints, _link_ctx, _point_masses, model_coupling
 from .engine.model import body_states
 from .errors import SimulationError
+from .finite_differences import central
 from .forces import ForceContext
 from .kinematics import node_frames
 from .rotations import quat_multiply, rotvec_to_quat
@@ -141,10 +142,12 @@ def static_equilibrium(model: Model, s: State) -> float:
             if not T.shape[1]:
                 break
             M_b = full_mass(model, current)
-            cols = [(_residual(model, posed(model, current, (h * T[:, j]).reshape(nb, 6)))
-                     - _residual(model, posed(model, current, (-h * T[:, j]).reshape(nb, 6))))
-                    / (2 * h) for j in range(T.shape[1])]
-            K = -T.T @ M_b @ np.stack(cols, axis=1)
+
+            def moved(y: Array, at: State = current, T: Array = T) -> Array:
+                """The residual at ``current`` moved by ``T y``."""
+                return _residual(model, posed(model, at, (T @ y).reshape(nb, 6)))
+
+            K = -T.T @ M_b @ central(moved, T.shape[1], h)
             y = np.linalg.lstsq(K, T.T @ M_b @ r, rcond=1e-12)[0]
             dx = (T @ y).reshape(nb, 6)
             big = max(float(np.max(np.abs(dx[:, :3]))) / model.length_scale,

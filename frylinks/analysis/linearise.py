@@ -21,7 +21,6 @@ stands in by its :meth:`~frylinks.forces.ForceType.frequency_coefficients`
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,6 +29,7 @@ from ..engine import Model, State, evaluate, link_outputs, project
 from ..engine.evaluate import _link_ctx
 from ..engine.model import ForceBlock, body_states
 from ..errors import ModelError
+from ..finite_differences import central
 from ..forces import ForceContext, ForceType
 from ..kinematics import node_frames
 from ..links import DOFS, LinkContext
@@ -209,19 +209,6 @@ def _outputs(model: Model, s: State, basis: Array) -> Array:
                            gvel.ravel(), per_force.ravel()])
 
 
-def _central(fn: Callable[[Array], Array], ny: int, h: float) -> Array:
-    """Central differences of ``fn`` along each coordinate, Richardson-extrapolated
-    (steps h and h/2: truncation ~ h^4)."""
-    cols = []
-    for j in range(ny):
-        e = np.zeros(ny)
-        e[j] = 1.0
-        d1 = (fn(h * e) - fn(-h * e)) / (2 * h)
-        d2 = (fn(0.5 * h * e) - fn(-0.5 * h * e)) / h
-        cols.append((4.0 * d2 - d1) / 3.0)
-    return np.stack(cols, axis=-1)
-
-
 def linearise(model: Model, state: State) -> LinearModel:
     """The linear model about ``state`` (module doc).
 
@@ -259,8 +246,8 @@ def linearise(model: Model, state: State) -> LinearModel:
         return _outputs(model, s, T)
 
     base = _outputs(model, s0, T)
-    dpos = _central(at_position, ny, h) if ny else np.zeros((len(base), 0))
-    dvel = _central(at_velocity, ny, h) if ny else np.zeros((len(base), 0))
+    dpos = central(at_position, ny, h, richardson=True) if ny else np.zeros((len(base), 0))
+    dvel = central(at_velocity, ny, h, richardson=True) if ny else np.zeros((len(base), 0))
     M_b = full_mass(model, s0)
     sizes = [6 * nb, 6 * nl, 6 * nl, 6 * nl, 6 * nl, nf * ny]
     cuts = np.cumsum(sizes)[:-1]
