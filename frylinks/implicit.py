@@ -57,12 +57,12 @@ from .checkpoint import Checkpoint, restore_memory, take
 from .engine import (
     Model,
     State,
-    _constraints,
-    _link_ctx,
     accept,
     applied,
     body_states,
+    constraint_terms,
     evaluate,
+    link_context,
     mass_blocks,
     project,
     state_derivatives,
@@ -183,8 +183,8 @@ def residual(model: Model, s: State, udot: Array, lam: Array, angles: Array | No
     """``r = M u' - f - G^T lam`` and ``Phi`` at state ``s`` (its ``t`` included); the
     unwrapped angles of single-rotation links are written to ``angles`` if given."""
     b = body_states(model, s)
-    ctx = _link_ctx(model, s)
-    rels, vals, phi, vel, _ = _constraints(model, b, ctx, angles, positions=True)
+    ctx = link_context(model, s)
+    rels, vals, phi, vel, _ = constraint_terms(model, b, ctx, angles, positions=True)
     loads = applied(model, s, b, rels, ctx)
     M = mass_blocks(model, b)
     r = np.einsum("bij,bj->bi", M, udot) - loads.f

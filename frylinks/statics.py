@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .engine import Model, State, evaluate, mass_blocks, project
-from .engine.evaluate import _constraints, _link_ctx, _point_masses, model_coupling
+from .engine.evaluate import constraint_terms, link_context, model_coupling, point_mass_terms
 from .engine.model import body_states
 from .errors import SimulationError
 from .finite_differences import central
@@ -58,7 +58,7 @@ def null_space(model: Model, s: State) -> Array:
     if not model.nb_rows:
         return np.diag(scale)
     b = body_states(model, s)
-    _, vals, _, _, _ = _constraints(model, b, _link_ctx(model, s))
+    _, vals, _, _, _ = constraint_terms(model, b, link_context(model, s))
     G = np.zeros((model.nb_rows, 6 * nb))
     np.add.at(G, (model.solver.rows, model.solver.cols), vals)
     G = G * scale[None, :]
@@ -86,9 +86,9 @@ def full_mass(model: Model, s: State) -> Array:
         M += U.T @ Cm @ U
     frames = [[node_frames(b, att) for att in fblk.attachments]
               for fblk in model.force_blocks]
-    fctx = ForceContext(s.t, _link_ctx(model, s).signals[0], model.gravity, model.settings,
+    fctx = ForceContext(s.t, link_context(model, s).signals[0], model.gravity, model.settings,
                         static=True)
-    points = _point_masses(model, frames, fctx, np.zeros((nb, 6)))
+    points = point_mass_terms(model, frames, fctx, np.zeros((nb, 6)))
     if points is not None:
         P, Cp = points
         M += P.T @ Cp @ P

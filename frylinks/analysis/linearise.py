@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..engine import Model, State, evaluate, link_outputs, project
-from ..engine.evaluate import _link_ctx
+from ..engine.evaluate import link_context
 from ..engine.model import ForceBlock, body_states
 from ..errors import ModelError
 from ..finite_differences import central
@@ -155,7 +155,7 @@ def not_linearisable(model: Model, s: State) -> None:
             raise ModelError(f"link type '{lblk.kind.name}' cannot be linearised: {why}",
                              f"links.{lblk.names[0]}")
     b = body_states(model, s)
-    fctx = ForceContext(s.t, _link_ctx(model, s).signals[0], model.gravity, model.settings,
+    fctx = ForceContext(s.t, link_context(model, s).signals[0], model.gravity, model.settings,
                         static=True)
     rng = np.random.default_rng(0)
     for fblk in model.force_blocks:

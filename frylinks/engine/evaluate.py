@@ -67,7 +67,9 @@ class Evaluation:
     zdot: Array = field(default_factory=lambda: np.zeros(0))
 
 
-def _link_ctx(model: Model, s: State) -> LinkContext:
+def link_context(model: Model, s: State) -> LinkContext:
+    """What the link types read at ``s`` besides the kinematics: the time, the model's
+    signals and their first two derivatives, the unwrapping references."""
     if model.signals.nb_slots:
         values = [model.signals.evaluate(s.t, k) for k in range(3)]
     else:
@@ -75,8 +77,9 @@ def _link_ctx(model: Model, s: State) -> LinkContext:
     return LinkContext(s.t, values, s.angle_ref)
 
 
-def _constraints(model: Model, b: BodyStates, ctx: LinkContext, angle_out: Array | None = None,
-                 positions: bool = False) -> tuple[list[Relative], Array, Array, Array, Array]:
+def constraint_terms(model: Model, b: BodyStates, ctx: LinkContext,
+                     angle_out: Array | None = None, positions: bool = False
+                     ) -> tuple[list[Relative], Array, Array, Array, Array]:
     """Per-block kinematics and the stacked values of G, residual (with ``positions``,
     else empty), velocity and acceleration right-hand sides (``c`` of the module doc).
     With ``angle_out``, the unwrapped angles of single-rotation links are stored there.
@@ -177,8 +180,8 @@ def evaluate(model: Model, s: State, static: bool = False) -> Evaluation:
     With ``static``, force types are told the engine seeks static equilibrium
     (:attr:`ForceContext.static`)."""
     b = body_states(model, s)
-    ctx = _link_ctx(model, s)
-    rels, vals, _res, _vel, acc = _constraints(model, b, ctx)
+    ctx = link_context(model, s)
+    rels, vals, _res, _vel, acc = constraint_terms(model, b, ctx)
     Minv = _mass_inverse(model, b)
     loads = applied(model, s, b, rels, ctx, static)
     model.solver.factor(vals, Minv, joined(model_coupling(model), loads.coupling))
@@ -199,7 +202,7 @@ class Loads:
         the gyroscopic term, link spring-dampers, force elements and the weight and
         velocity-product part of point masses.
     springs, wrenches, frames, ctx : as in :class:`Evaluation`.
-    coupling : point masses ``(P, C)`` (see :func:`_point_masses`), or None.
+    coupling : point masses ``(P, C)`` (see :func:`point_mass_terms`), or None.
     """
 
     f: Array
@@ -250,7 +253,7 @@ def applied(model: Model, s: State, b: BodyStates, rels: list[Relative], ctx: Li
                            np.ascontiguousarray(torque, dtype=float), k)
     fctx.states = np.zeros(0)
     f = f[:nb]
-    coupling = _point_masses(model, all_frames, fctx, f)
+    coupling = point_mass_terms(model, all_frames, fctx, f)
     return Loads(f, springs, wrenches, all_frames, fctx, coupling)
 
 
@@ -266,8 +269,8 @@ def state_derivatives(model: Model, s: State, loads: Loads) -> Array:
     return zdot
 
 
-def _point_masses(model: Model, all_frames: list[list[NodeFrames]], ctx: ForceContext,
-                  f: Array) -> tuple[Array, Array] | None:
+def point_mass_terms(model: Model, all_frames: list[list[NodeFrames]], ctx: ForceContext,
+                     f: Array) -> tuple[Array, Array] | None:
     """Point masses of force elements: a coupling ``(P, C)`` for the solver, ``C`` the
     masses on the diagonal; their weight and the velocity-product part of their
     acceleration are added to ``f`` (in place).
@@ -346,8 +349,8 @@ def project(model: Model, s: State, iterations: int = 4, initial: bool = False) 
     last = False
     while True:
         b = body_states(model, s)
-        ctx = _link_ctx(model, s)
-        _, vals, res, vel, _ = _constraints(model, b, ctx, s.angle_ref if it == 0 else None,
+        ctx = link_context(model, s)
+        _, vals, res, vel, _ = constraint_terms(model, b, ctx, s.angle_ref if it == 0 else None,
                                             positions=True)
         worst = float(np.max(np.abs(res))) if len(res) else 0.0
         if not (worst <= DIVERGED * model.length_scale or (initial and np.isfinite(worst))):
@@ -404,7 +407,7 @@ def assemble_initial(model: Model, s: State) -> str:
     violated: list[tuple[str, float]] = []
     if model.nb_rows:
         b = body_states(model, s)
-        _, _, res, _, _ = _constraints(model, b, _link_ctx(model, s), positions=True)
+        _, _, res, _, _ = constraint_terms(model, b, link_context(model, s), positions=True)
         per_link = np.zeros(len(model.link_names))
         np.maximum.at(per_link, model.row_link, np.abs(res))
         violated = [(name, float(v)) for name, v in zip(model.link_names, per_link,
@@ -449,7 +452,7 @@ def accept(model: Model, s: State) -> None:
     if not blocks and not links:
         return
     b = body_states(model, s)
-    ctx = _link_ctx(model, s)
+    ctx = link_context(model, s)
     for lblk in links:
         rel = relative(b, lblk.master, lblk.slave, need_bias=False)
         lblk.kind.accept(rel, LinkContext(ctx.t, ctx.signals, s.angle_ref[lblk.index]))
@@ -469,7 +472,7 @@ def _accepts(kind: Any, base: type) -> bool:
 def update_angle_refs(model: Model, s: State) -> None:
     """Record the unwrapped angles of single-rotation links at an accepted step."""
     b = body_states(model, s)
-    ctx = _link_ctx(model, s)
+    ctx = link_context(model, s)
     for blk in model.link_blocks:
         sub = LinkContext(ctx.t, ctx.signals, s.angle_ref[blk.index])
         rel = relative(b, blk.master, blk.slave, need_bias=False)
