@@ -6,8 +6,10 @@ a small model's step. A run that samples every ten steps would spend more time
 crossing into compiled code than stepping. So a call covers as many samples as fit in
 :data:`CALL_SECONDS`: it keeps the state at each sample in a row of an array
 (:func:`frylinks.engine.kernels.keep_sample`) with its report (the outputs, made
-there as a call for one sample would), and the integrator hands them over one by one
-afterwards.
+there as a call for one sample would, the force types' own included: their
+``outputs`` kernels, :func:`reported_outputs`), and the integrator hands them over as
+a :class:`Batch`: at once to a consumer that takes many (the runner makes every result
+variable of the batch together and writes them in one append), or one by one.
 
 The split into calls changes no number (a call ends and the next begins between two
 steps, with everything the steps carry kept in the handle), so a resumed run is still
