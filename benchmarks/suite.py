@@ -222,18 +222,24 @@ def frylinks_buoy_run(seconds: float, dt: float = 0.01) -> dict[str, Any]:
     """The moored buoy case as ``frylinks run`` runs it (rk4, from the static equilibrium,
     the case's ``output.every`` of 2, every variable streamed to a netCDF file), at
     ``dt`` over ``seconds``: wall time of the whole call, the case read and set up
-    included, its step compiled (or loaded) by a first short run before the clock."""
+    included, its step compiled (or loaded) by a first short run before the clock. The
+    start (a run of two steps, timed apart) is not extrapolated to 3 hours."""
     import tempfile
 
     case = HERE.parent / "cases" / "moored_buoy.yaml"
     with tempfile.TemporaryDirectory() as folder:
-        frylinks.run(case, Path(folder) / "warm.nc", t_end=2 * dt, dt=dt)
+        frylinks.run(case, Path(folder) / "warm.nc", t_end=2 * dt, dt=dt, in_memory=False)
         start = time.perf_counter()
-        ds = frylinks.run(case, Path(folder) / "buoy.nc", t_end=seconds, dt=dt)
-        wall = time.perf_counter() - start
-        samples = ds.sizes["time"]
-        status = "ok" if ds.attrs["status"] == "completed" else ds.attrs["status"]
-    return {"wall": wall, "per_second": wall / seconds, "samples": samples,
+        frylinks.run(case, Path(folder) / "start.nc", t_end=2 * dt, dt=dt, in_memory=False)
+        begin = time.perf_counter() - start
+        start = time.perf_counter()
+        with frylinks.run(case, Path(folder) / "buoy.nc", t_end=seconds, dt=dt,
+                          in_memory=False) as ds:
+            wall = time.perf_counter() - start
+            samples = ds.sizes["time"]
+            status = "ok" if ds.attrs["status"] == "completed" else ds.attrs["status"]
+    hours = begin + (wall - begin) * 10800 / seconds
+    return {"wall": wall, "start": begin, "hours": hours, "samples": samples,
             "status": status}
 
 
@@ -343,10 +349,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"moored heaving buoy (cases/moored_buoy.yaml), dt = 0.01, {buoy:g} s simulated: "
           f"{r['wall']:.1f} s wall, {r['per_second']:.3g} s/s -> 3 hours in "
           f"{hours:.0f} s wall (target < 60 s); {r['status']}")
-    r = frylinks_buoy_run(buoy)
+    # (over half an hour: the first minute of the ramped sea extrapolates to half the time)
+    r = frylinks_buoy_run(60.0 if args.quick else 1800.0)
     print(f"  the same case as `frylinks run` runs it (rk4, every variable of {r['samples']} "
-          f"samples to a netCDF file): {r['wall']:.1f} s wall -> 3 hours in "
-          f"{r['per_second'] * 10800:.0f} s wall; {r['status']}")
+          f"samples to a netCDF file): {r['wall']:.1f} s wall, {r['start']:.2f} s of it "
+          f"the start -> 3 hours in {r['hours']:.0f} s wall (target < 60 s); {r['status']}")
     return 0
 
 
