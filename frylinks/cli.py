@@ -180,14 +180,19 @@ def _parser() -> argparse.ArgumentParser:
     plugins.set_defaults(func=_plugins)
 
     cache = sub.add_parser(
-        "cache", help="show (or clear) the compiled code kept between runs",
+        "cache", help="show, fill ahead or clear the compiled code kept between runs",
         description="Show where frylinks keeps compiled code between runs (the cache "
                     "folder; set FRYLINKS_CACHE_DIR to move it): the steps generated for "
                     "each kind of model, and the machine code of the types' kernels and "
                     "of the steps, by module and a hash of the sources it was compiled "
-                    "from. Clearing is always safe: what is missing is compiled again by "
-                    "the next run.")
+                    "from. --build compiles ahead what case files need (once after "
+                    "installing, or for the shared cache of a cluster), so that their "
+                    "first run starts at once. Clearing is always safe: what is missing "
+                    "is compiled again by the next run.")
     cache.add_argument("--clear", action="store_true", help="delete all of it")
+    cache.add_argument("--build", metavar="CASE", nargs="+",
+                       help="compile what these case files need: each is run for two "
+                            "steps, into a file that is then deleted")
     cache.set_defaults(func=_cache)
 
     schema = sub.add_parser("schema", help="print the JSON Schema of a case file",
@@ -446,6 +451,8 @@ def _plugins(args: argparse.Namespace) -> int:
 def _cache(args: argparse.Namespace) -> int:
     from .engine.compose import cache_dir, cache_files
 
+    if args.build:
+        return _build(args.build)
     groups, kernels = cache_files()
     size = (lambda files: sum(f.stat().st_size for f in files) / 1e6)  # noqa: E731
     kept = [f for files in groups.values() for f in files]
@@ -466,6 +473,36 @@ def _cache(args: argparse.Namespace) -> int:
               f"{len(kernels)} files, {size(kernels):.1f} MB")
     print("clear all of it with: frylinks cache --clear")
     return 0
+
+
+def _build(cases: list[str]) -> int:
+    """Compile ahead what ``cases`` need: run each for two output samples with its own
+    solver (the setup, the step and the outputs compile as in a first run)."""
+    import tempfile
+
+    from . import run
+    from .case import load_case
+    from .engine.compose import cache_dir
+
+    failed = 0
+    with tempfile.TemporaryDirectory() as folder:
+        for case in cases:
+            start = time.perf_counter()
+            try:
+                solver = load_case(case)[1]
+                results = run(case, output=Path(folder) / "build.nc",
+                              t_end=2 * solver["dt"] * solver["every"], in_memory=False)
+                status = str(results.attrs["status"])
+                results.close()
+            except FrylinksError as exc:
+                status = str(exc).splitlines()[0]
+            ok = status == "completed"
+            failed += not ok
+            print(f"{'compiled' if ok else 'failed'}: {case} in "
+                  f"{time.perf_counter() - start:.1f} s" + ("" if ok else f" ({status})"),
+                  flush=True)
+    print(f"cache folder: {cache_dir()}")
+    return 1 if failed else 0
 
 
 def _schema(args: argparse.Namespace) -> int:

@@ -76,6 +76,22 @@ def test_broken_case_is_one_error_line(case: Path) -> None:
     assert not case.with_suffix(".nc").exists()
 
 
+def test_cache_build_compiles_what_cases_need(case: Path, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """``frylinks cache --build`` runs each case for two samples, writes nothing beside
+    it, and names a case it could not run (exit 1)."""
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(SHORT_CASE.replace("mass: 1.0", "mass: -1.0"))
+    assert main(["cache", "--build", str(case)]) == 0
+    out = capsys.readouterr().out
+    assert f"compiled: {case} in " in out
+    assert not case.with_suffix(".nc").exists()
+    assert main(["cache", "--build", str(case), str(broken)]) == 1
+    out = capsys.readouterr().out
+    assert f"compiled: {case} in " in out
+    assert f"failed: {broken} in " in out and "bodies.bob.mass: must be > 0" in out
+
+
 def test_yaml_error_and_missing_file(case: Path) -> None:
     case.write_text("frylinks: 1\nbodies: [\n")
     proc = frylinks_cmd("check", str(case))
