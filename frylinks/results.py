@@ -219,8 +219,10 @@ class Sampler:
             "link_reaction_torque": links[:, :, 15:18],
             "link_spring_force": links[:, :, 18:24],
             "link_power": links[:, :, 24],
-            "force_force": forces[:, :, :3],
-            "force_torque": forces[:, :, 3:],
+            # copies: the added-mass wrenches are added in below, and the report may be
+            # the compiled step's own, asked for again
+            "force_force": forces[:, :, :3].copy(),
+            "force_torque": forces[:, :, 3:].copy(),
         })
         for r in reported_outputs(model):
             values = extra[:, r.offset:r.offset + r.nb * r.width].reshape(-1, r.nb, r.width)
@@ -228,7 +230,6 @@ class Sampler:
                                                       ).items():
                 out[name] = values[:, :, cols].reshape(len(batch), r.nb, *shape)
         reported = {r.block for r in reported_outputs(model)}
-        signals = None
         for j, blk in enumerate(model.force_blocks):
             if blk.added is not None or blk.coupled is not None:
                 # the added-mass force -A u' sits in the mass matrix (see force_outputs)
@@ -241,9 +242,8 @@ class Sampler:
                 for s in batch.states():
                     b = body_states(model, s)
                     frames = [node_frames(b, att) for att in blk.attachments]
-                    if signals is None or model.signals.nb_slots:
-                        signals = (model.signals.evaluate(s.t, 0) if model.signals.nb_slots
-                                   else np.zeros(0))
+                    signals = (model.signals.evaluate(s.t, 0) if model.signals.nb_slots
+                               else np.zeros(0))
                     ctx = ForceContext(s.t, signals, model.gravity, model.settings,
                                        states=s.z[blk.states])
                     rows.append(blk.kind.output_values(frames, ctx))
