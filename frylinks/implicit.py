@@ -83,7 +83,7 @@ from .engine.newton import (
     STATE_TOL,
     step_room,
 )
-from .engine.sampling import NEVER, Batch, compiled_batches, each_sample, sample_room
+from .engine.sampling import NEVER, Batch, compiled_samples, sample_room
 from .errors import SimulationError
 from .rotations import quat_multiply, rotvec_to_quat
 
@@ -626,16 +626,12 @@ def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every
                                                         report)
             return kept, error
 
-        for batch, at_call_end in compiled_batches(step_fn, s, k0, n, every, t0, dt,
-                                                   advance, outputs=outputs):
-            samples += len(batch)
-            if on_checkpoint is not None and at_call_end:
-                on_checkpoint(_take(model, s, samples, round((s.t - t0) / dt), t0, mem,
-                                    stepper))
-            if batches:
-                yield batch
-            else:
-                yield from each_sample(batch, s, step_fn)
+        def call_end(m: int, k: int) -> None:  # (mem: the last advance's)
+            on_checkpoint(_take(model, s, m, k, t0, mem, stepper))
+
+        yield from compiled_samples(step_fn, s, k0, n, every, t0, dt, advance, samples,
+                                    outputs, batches,
+                                    None if on_checkpoint is None else call_end)
         return
     for k in range(k0 + 1, n + 1):
         new, mem = stepper.step(s, mem, dt, t0 + k * dt)

@@ -20,7 +20,7 @@ from scipy.integrate import DOP853
 from .checkpoint import Checkpoint, restore_memory, take
 from .engine import Model, State, accept, derivative, project
 from .engine.compose import compiled_step
-from .engine.sampling import Batch, compiled_batches, each_sample
+from .engine.sampling import Batch, compiled_samples
 from .errors import ModelError, SimulationError
 
 INTEGRATORS = ("rk4", "dop853", "generalized_alpha")
@@ -128,15 +128,12 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
             assert step is not None
             return step.advance_rk4(s, k, k_next, dt, t0, report, every)
 
-        for batch, at_call_end in compiled_batches(step, s, k0, n, every, t0, dt, advance,
-                                                   outputs=outputs):
-            samples += len(batch)
-            if on_checkpoint is not None and at_call_end:
-                on_checkpoint(take(model, s, samples, step=round((s.t - t0) / dt), t0=t0))
-            if batches:
-                yield batch
-            else:
-                yield from each_sample(batch, s, step)
+        def call_end(m: int, k: int) -> None:
+            assert on_checkpoint is not None
+            on_checkpoint(take(model, s, m, step=k, t0=t0))
+
+        yield from compiled_samples(step, s, k0, n, every, t0, dt, advance, samples, outputs,
+                                    batches, None if on_checkpoint is None else call_end)
         return
     for k in range(k0 + 1, n + 1):
         y = s.pack()

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -165,9 +165,8 @@ def _batch(model: Model, rows: Array, times: Array) -> Batch:
     return Batch(times, tuple(parts[:6]), tuple(parts[6:]))
 
 
-def compiled_batches(step: CompiledStep, s: State, k0: int, n: int, every: int,
-                     t0: float, dt: float, advance: Advance, outputs: bool = True
-                     ) -> Iterator[tuple[Batch, bool]]:
+def _batches(step: CompiledStep, s: State, k0: int, n: int, every: int, t0: float,
+             dt: float, advance: Advance, outputs: bool) -> Iterator[tuple[Batch, bool]]:
     """Run steps ``k0 + 1 .. n`` by calls of ``advance``; yield the samples (every
     ``every`` steps) of each call as a :class:`Batch`, with ``outputs`` their outputs
     (made in the call), and whether its last sample ends the call (the integrator's
@@ -213,18 +212,33 @@ def compiled_batches(step: CompiledStep, s: State, k0: int, n: int, every: int,
             count = int(min(most, max(1, CALL_SECONDS * done / took)))
 
 
-def each_sample(batch: Batch, s: State, step: CompiledStep | None) -> Iterator[State]:
-    """The samples of ``batch`` one by one as ``s`` (set to each in turn), their
-    outputs kept for ``step.outputs`` when the batch has them."""
-    if batch._single is not None:
-        yield batch._single
-        return
-    for i, sample in enumerate(batch.states()):
-        s.set(sample)
-        s.angle_ref = sample.angle_ref
-        if batch.report is not None and step is not None:
-            step.keep_report(s, batch.report, i)
-        yield s
+#: ``call_end(samples, k)``: at the end of a call, with ``s`` at its last sample (the
+#: run's ``samples``-th, after step ``k``), where the integrator's memory is known.
+CallEnd = Callable[[int, int], None]
 
 
-__all__ = ["CALL_SECONDS", "NEVER", "Batch", "compiled_batches", "each_sample", "sample_room"]
+def compiled_samples(step: CompiledStep, s: State, k0: int, n: int, every: int, t0: float,
+                     dt: float, advance: Advance, samples: int, outputs: bool = True,
+                     batches: bool = False, call_end: CallEnd | None = None
+                     ) -> Iterator[Any]:
+    """What a fixed-step integrator yields on the compiled path for its steps ``k0 + 1
+    .. n`` (:func:`_batches`, the run's ``samples`` before them): each call's samples
+    as a :class:`Batch` with ``batches``, else one by one as ``s`` (set to each in turn,
+    its outputs kept for ``step.outputs``); ``call_end`` is called before the samples
+    of a call that ended where the integrator's memory is known (a checkpoint)."""
+    for batch, at_end in _batches(step, s, k0, n, every, t0, dt, advance, outputs):
+        samples += len(batch)
+        if call_end is not None and at_end:
+            call_end(samples, round((s.t - t0) / dt))
+        if batches:
+            yield batch
+            continue
+        for i, sample in enumerate(batch.states()):
+            s.set(sample)
+            s.angle_ref = sample.angle_ref
+            if batch.report is not None:
+                step.keep_report(s, batch.report, i)
+            yield s
+
+
+__all__ = ["CALL_SECONDS", "NEVER", "Batch", "compiled_samples", "sample_room"]
