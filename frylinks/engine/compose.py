@@ -317,6 +317,7 @@ def _forces_text(model: Model, src: _Source) -> tuple[str, str, str, str]:
     made: list[str] = []
     out: list[str] = []
     accepts: list[str] = []
+    reported = {r.block for r in reported_outputs(model)}
     for j, fblk in enumerate(model.force_blocks):
         fk = fblk.kind.kernels
         assert fk is not None
@@ -337,7 +338,7 @@ def _forces_text(model: Model, src: _Source) -> tuple[str, str, str, str]:
                 for a in range(natt)]
         out += ["if report:",
                 f"    K.report_force(out_forces, F{j}[4], force{j}, torque{j})"]
-        if fk.outputs is not None and fblk.kind.outputs:
+        if j in reported:
             ok = src.alias(fk.outputs)
             room.append(f"ox{j} = np.zeros((len(F{j}[4]), "
                         f"{output_width(fblk.kind.outputs)}))")
