@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from frylinks.errors import ModelError
-from frylinks.forces import ForceContext, ForceKernels, ForceType, Output
+from frylinks.forces import ForceKernels, ForceType, Output
 from frylinks.jit import kernel, signal_values
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
@@ -83,13 +83,6 @@ class _LineForce(ForceType):
     def kernel_data(self) -> tuple[Any, ...]:
         """``(stiffness, damping, rest constants, rest slots)``."""
         return (self.stiffness, self.damping, self._rest.const.reshape(-1), self._rest.slots())
-
-    def tension(self, length: Array, rate: Array, ctx: ForceContext) -> Array:
-        """Tension ``(n,)`` [N] at lengths and length rates ``(n,)`` (:func:`line_tension`)."""
-        out = np.zeros(self.nb_forces)
-        line_tension(self._data(), ctx.signals, np.ascontiguousarray(length, dtype=float),
-                     np.ascontiguousarray(rate, dtype=float), out)
-        return out
 
 
 class Spring(_LineForce):
