@@ -192,7 +192,7 @@ def _parser() -> argparse.ArgumentParser:
     cache.add_argument("--clear", action="store_true", help="delete all of it")
     cache.add_argument("--build", metavar="CASE", nargs="+",
                        help="compile what these case files need: each is run for two "
-                            "steps, into a file that is then deleted")
+                            "output samples, into a file that is then deleted")
     cache.set_defaults(func=_cache)
 
     schema = sub.add_parser("schema", help="print the JSON Schema of a case file",
