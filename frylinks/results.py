@@ -21,14 +21,14 @@ import xarray as xr
 
 from .engine import Model, State, body_states, evaluate, force_outputs, link_outputs
 from .engine.compose import compiled_step
-from .engine.evaluate import added_mass_forces
+from .engine.evaluate import add_added_mass_wrenches
 from .engine.sampling import Batch, reported_outputs
 from .errors import ModelError
 from .forces import ForceContext, output_columns
 from .info import ELEMENT_SUFFIX, UNITS_SUFFIX
 from .kinematics import node_frames
 from .links import DOFS
-from .rotations import cross, quat_to_matrix, quat_to_roll_pitch_yaw
+from .rotations import quat_to_matrix, quat_to_roll_pitch_yaw
 
 
 @dataclass(frozen=True)
@@ -232,11 +232,8 @@ class Sampler:
         reported = {r.block for r in reported_outputs(model)}
         for j, blk in enumerate(model.force_blocks):
             if blk.added is not None or blk.coupled is not None:
-                # the added-mass force -A u' sits in the mass matrix (see force_outputs)
-                inertial = added_mass_forces(blk, udot)
-                out["force_force"][:, blk.index] += inertial[..., :3]
-                out["force_torque"][:, blk.index] += inertial[..., 3:] - cross(
-                    _levers(blk.attachments[0], q), inertial[..., :3])
+                add_added_mass_wrenches(blk, udot, _levers(blk.attachments[0], q),
+                                        out["force_force"], out["force_torque"])
             if blk.kind.outputs and j not in reported:  # outputs in plain numpy
                 rows = []
                 for s in batch.states():

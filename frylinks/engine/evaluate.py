@@ -522,10 +522,16 @@ def force_outputs(model: Model, ev: Evaluation) -> dict[str, Array]:
         force[blk.index] = fo[:, 0]
         torque[blk.index] = to[:, 0]
         if blk.added is not None or blk.coupled is not None:
-            # the added-mass force -A u' sits in the mass matrix; report it here, its
-            # torque (about the COG) moved to the attachment node like the others
-            inertial = added_mass_forces(blk, ev.udot)
-            r = frames[0].r
-            force[blk.index] += inertial[:, :3]
-            torque[blk.index] += inertial[:, 3:] - cross(r, inertial[:, :3])
+            add_added_mass_wrenches(blk, ev.udot, frames[0].r, force, torque)
     return {"force_force": force, "force_torque": torque}
+
+
+def add_added_mass_wrenches(blk: ForceBlock, udot: Array, r: Array, force: Array,
+                            torque: Array) -> None:
+    """Add a force block's added-mass wrenches ``-A u'`` (:func:`added_mass_forces`) to
+    the reported ``force`` and ``torque (..., nf, 3)`` of its elements: the force sits in
+    the mass matrix, so it is reported here, its torque (about the COG) moved to the
+    attachment node, at the lever arms ``r (..., n, 3)``, like the other wrenches'."""
+    inertial = added_mass_forces(blk, udot)
+    force[..., blk.index, :] += inertial[..., :3]
+    torque[..., blk.index, :] += inertial[..., 3:] - cross(r, inertial[..., :3])
