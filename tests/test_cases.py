@@ -577,7 +577,8 @@ def moored_buoy(ds: xr.Dataset, system: System) -> None:
     each line's tensions meet the inextensible catenary with a grounded part, written
     out here: with laid length Lb, suspended length Ls = L - Lb, V = w Ls, the fairlead
     lies X = Lb + (H/w) asinh(V/H) from the anchor horizontally and
-    h = (H/w) (sqrt(1 + (V/H)^2) - 1) above it; the fairlead tension is |(H, V)|."""
+    h = (H/w) (sqrt(1 + (V/H)^2) - 1) above it; the fairlead tension is |(H, V)|, and
+    the anchor's H (no seabed friction)."""
     g = float(np.linalg.norm(system.gravity))
     assert np.abs(ds.body_acceleration.values[0]).max() < 1e-9 * g
     assert np.abs(ds.body_angular_acceleration.values[0]).max() < 1e-9
@@ -597,6 +598,10 @@ def moored_buoy(ds: xr.Dataset, system: System) -> None:
         np.testing.assert_allclose(H / w * (np.sqrt(1 + (V / H) ** 2) - 1), h, rtol=1e-8)
         np.testing.assert_allclose(ds.catenary_line_tension.sel(catenary_line_element=name).values,
                                    np.hypot(H, V), rtol=1e-10)
+        # no seabed friction: the grounded part pulls the anchor horizontally, by H
+        np.testing.assert_allclose(
+            ds.catenary_line_anchor_tension.sel(catenary_line_element=name).values, H,
+            rtol=1e-12)
 
 
 @check("moored_buoy_dynamic", t_end=2.0)
