@@ -482,8 +482,10 @@ def _build(cases: list[str]) -> int:
 
     from . import run
     from .case import load_case
+    from .engine import background
     from .engine.compose import cache_dir
 
+    background.WAIT[0] = True  # (not interpreted meanwhile: compiled, every kernel)
     failed = 0
     with tempfile.TemporaryDirectory() as folder:
         for case in cases:

@@ -69,7 +69,7 @@ from .engine import (
 )
 from .engine.compose import NOT_CONVERGED, CompiledStep, compiled_step, kept_count, status_error
 from .engine.evaluate import joined, model_coupling
-from .engine.handle import handle
+from .engine.handle import Handles
 from .engine.kernels import REPORT_END, REPORT_NONE
 from .engine.newton import (
     EPS,
@@ -681,7 +681,7 @@ class CompiledStepper:
                      np.zeros((nb, 6)), np.zeros(nz))
         self._h_prev = np.zeros(1)
         self._no_out = step.out_arrays()
-        self.handle = handle(step.data, (
+        self.handle = Handles(step.data, (
             self._mem, self._h_prev, self._c, self.Dtan, self.dV, self._anchor,
             self.counters, self._colour, self._prow, self._pcol, self._mflat, self._mstart,
             self._build_cost, step_room(nb, nr, nz, cp.nb_colours,
@@ -728,8 +728,9 @@ class CompiledStepper:
         x, q, v, w, z = (np.array(a, dtype=float) for a in (s.x, s.q, s.v, s.w, s.z))
         kept = sample_room(self.model, kept_count(k0, k1, every))
         # (an advance without a report writes no outputs: it shares one unused set)
-        status, k, a, b, c = self.step_fn.entry("advance_ga")(
-            self.handle, x, q, v, w, z, s.angle_ref, float(s.t), float(t0), int(k0),
+        advance, handle = self.step_fn.entry("advance_ga", self.handle)
+        status, k, a, b, c = advance(
+            handle, x, q, v, w, z, s.angle_ref, float(s.t), float(t0), int(k0),
             int(k1), float(dt), report, *(out or self._no_out), False, int(every),
             kept)
         if k > k0:
@@ -771,9 +772,9 @@ class CompiledStepper:
         lam = np.ascontiguousarray(anchor.get("lam", none), dtype=float).reshape(-1)
         np.copyto(self._mem[0], udot)
         np.copyto(self._mem[2], lam)
-        self.step_fn.entry("advance_ga")(self.handle, x, q, v, w, z, angle_ref, t, t, 0, 0,
-                                         h, REPORT_NONE, *self.step_fn.out_arrays(), True,
-                                         NEVER, sample_room(self.model, 0))
+        advance, handle = self.step_fn.entry("advance_ga", self.handle)
+        advance(handle, x, q, v, w, z, angle_ref, t, t, 0, 0, h, REPORT_NONE,
+                *self.step_fn.out_arrays(), True, NEVER, sample_room(self.model, 0))
 
 
 def _take(model: Model, s: State, samples: int, step: int, t0: float, mem: Memory,

@@ -17,7 +17,7 @@ import xarray as xr
 
 from . import __version__
 from .checkpoint import Checkpoint
-from .engine import Model, State, assemble, assemble_initial
+from .engine import Model, State, assemble, assemble_initial, background
 from .engine.compose import compiled_step
 from .engine.sampling import Batch
 from .errors import FrylinksError, ModelError, SimulationError
@@ -63,108 +63,112 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
     if not 0.0 <= rho_inf <= 1.0:
         raise FrylinksError(f"solver.rho_inf: expected a spectral radius in [0, 1], got "
                             f"{rho_inf:g}")
-    model = assemble(system)
-    fixed_steps_only(model, integrator)
-    _say_path(model, integrator, rho_inf)
-    attrs = run_attributes(system, integrator, dt, every, rtol, atol, rho_inf)
-    s = (state or model.initial).copy()
-    restart: Checkpoint | None = None
-    if resume:
-        if output is None:
-            raise FrylinksError("resuming a run needs its results file (output)")
-        restart = _restart_point(Path(output), model, attrs, t_end)
-    else:
-        _assemble_initial(model, s, warn=state is None)
-        if initial_equilibrium:
-            from .statics import static_equilibrium
+    background.begin()  # (the kernels not compiled yet run interpreted meanwhile)
+    try:  # (a child compiling a new kind of model is handed its last work at the end)
+        model = assemble(system)
+        fixed_steps_only(model, integrator)
+        _say_path(model, integrator, rho_inf)
+        attrs = run_attributes(system, integrator, dt, every, rtol, atol, rho_inf)
+        s = (state or model.initial).copy()
+        restart: Checkpoint | None = None
+        if resume:
+            if output is None:
+                raise FrylinksError("resuming a run needs its results file (output)")
+            restart = _restart_point(Path(output), model, attrs, t_end)
+        else:
+            _assemble_initial(model, s, warn=state is None)
+            if initial_equilibrium:
+                from .statics import static_equilibrium
 
-            try:
-                static_equilibrium(model, s)
-            except SimulationError as exc:  # a force type refused a pose on the way
-                raise ModelError(f"the static equilibrium could not be found: {exc}",
-                                 "solver.initial_equilibrium") from None
-    run_kwargs: dict[str, Any] = {"resume": restart, "on_checkpoint": None}
-    sampler = Sampler(model)
-    times: list[np.ndarray] = []
-    values: list[dict[str, np.ndarray]] = []
-    writer = None
-    if output is not None:
-        from .netcdf import StreamWriter
+                try:
+                    static_equilibrium(model, s)
+                except SimulationError as exc:  # a force type refused a pose on the way
+                    raise ModelError(f"the static equilibrium could not be found: {exc}",
+                                     "solver.initial_equilibrium") from None
+        run_kwargs: dict[str, Any] = {"resume": restart, "on_checkpoint": None}
+        sampler = Sampler(model)
+        times: list[np.ndarray] = []
+        values: list[dict[str, np.ndarray]] = []
+        writer = None
+        if output is not None:
+            from .netcdf import StreamWriter
 
-        writer = StreamWriter(output, model, attrs, resume=restart)
-        run_kwargs["on_checkpoint"] = writer.checkpoint
-    steps: Iterator[Batch]
-    if integrator == "rk4":
-        steps = rk4(model, s, t_end, dt, every, batches=True, **run_kwargs)
-    elif integrator == "generalized_alpha":
-        steps = generalized_alpha(model, s, t_end, dt, every, rho_inf=rho_inf, batches=True,
-                                  **run_kwargs)
-    else:
-        steps = map(Batch.of, dop853(model, s, t_end, dt, every, rtol=rtol, atol=atol,
-                                     **run_kwargs))
-    reg = system.registry
-    observe_step = reg.observers("frylinks_step_completed")
-    if reg.observers("frylinks_run_started"):
-        reg.pm.hook.frylinks_run_started(system=system, t_end=t_end, dt=dt)
-    t_start = s.t if restart is None else restart.state.t
-    bar = _progress(progress, t_end, t_start)
-    status = "completed"
-    last_t = t_start
-    # a diverging run overflows on its last step; the status reports it, not warnings
-    errstate = np.errstate(over="ignore", invalid="ignore")
-    errstate.__enter__()
-    try:
-        with _sigterm_interrupts(defer=True) as pending:
-            # the samples of one call of the compiled step at a time: their variables
-            # made, written and kept together (a sample at a time cost 10x the step)
-            for batch in steps:
-                records = sampler.batch(batch)
-                stop = None
-                if observe_step:
-                    stop = _observed(batch, lambda st: reg.pm.hook.frylinks_step_completed(
-                        system=system, t=st.t, state=st))
-                    if stop is not None:  # the run ends at the sample whose observer
-                        batch.times = batch.times[:stop[0]]   # raised (kept, as before)
-                        records = {k: v[:stop[0]] for k, v in records.items()}
-                if in_memory or writer is None:
-                    values.append(records)
-                    times.append(batch.times)
-                else:  # only the last time (the status names it)
-                    times[:] = [batch.times[-1:]]
-                if writer is not None:
-                    writer.append_many(batch.times, records)
-                if stop is not None:
-                    raise stop[1]
-                t = float(batch.times[-1])
-                if bar is not None:
-                    bar.update(t - last_t)
-                last_t = t
-                if pending:  # a signal came: stop here, every sample so far written
-                    raise pending[0]
-    except SimulationError as exc:
-        status = f"diverged at t={s.t:.6g}: {exc}"
-    except KeyboardInterrupt as exc:
-        why = f" ({exc})" if str(exc) else ""
-        # the time of the last sample kept (the state may be a few steps further on)
-        kept = float(times[-1][-1]) if times else t_start
-        status = f"interrupted at t={kept:.6g}{why}"
-    finally:
-        errstate.__exit__(None, None, None)
-        if bar is not None:
-            bar.close()
-        attrs["status"] = status
+            writer = StreamWriter(output, model, attrs, resume=restart)
+            run_kwargs["on_checkpoint"] = writer.checkpoint
+        steps: Iterator[Batch]
+        if integrator == "rk4":
+            steps = rk4(model, s, t_end, dt, every, batches=True, **run_kwargs)
+        elif integrator == "generalized_alpha":
+            steps = generalized_alpha(model, s, t_end, dt, every, rho_inf=rho_inf, batches=True,
+                                      **run_kwargs)
+        else:
+            steps = map(Batch.of, dop853(model, s, t_end, dt, every, rtol=rtol, atol=atol,
+                                         **run_kwargs))
+        reg = system.registry
+        observe_step = reg.observers("frylinks_step_completed")
+        if reg.observers("frylinks_run_started"):
+            reg.pm.hook.frylinks_run_started(system=system, t_end=t_end, dt=dt)
+        t_start = s.t if restart is None else restart.state.t
+        bar = _progress(progress, t_end, t_start)
+        status = "completed"
+        last_t = t_start
+        # a diverging run overflows on its last step; the status reports it, not warnings
+        errstate = np.errstate(over="ignore", invalid="ignore")
+        errstate.__enter__()
         try:
-            if writer is not None:
-                writer.close(status)
+            with _sigterm_interrupts(defer=True) as pending:
+                # the samples of one call of the compiled step at a time: their variables
+                # made, written and kept together (a sample at a time cost 10x the step)
+                for batch in steps:
+                    records = sampler.batch(batch)
+                    stop = None
+                    if observe_step:
+                        stop = _observed(batch, lambda st: reg.pm.hook.frylinks_step_completed(
+                            system=system, t=st.t, state=st))
+                        if stop is not None:  # the run ends at the sample whose observer
+                            batch.times = batch.times[:stop[0]]   # raised (kept, as before)
+                            records = {k: v[:stop[0]] for k, v in records.items()}
+                    if in_memory or writer is None:
+                        values.append(records)
+                        times.append(batch.times)
+                    else:  # only the last time (the status names it)
+                        times[:] = [batch.times[-1:]]
+                    if writer is not None:
+                        writer.append_many(batch.times, records)
+                    if stop is not None:
+                        raise stop[1]
+                    t = float(batch.times[-1])
+                    if bar is not None:
+                        bar.update(t - last_t)
+                    last_t = t
+                    if pending:  # a signal came: stop here, every sample so far written
+                        raise pending[0]
+        except SimulationError as exc:
+            status = f"diverged at t={s.t:.6g}: {exc}"
+        except KeyboardInterrupt as exc:
+            why = f" ({exc})" if str(exc) else ""
+            # the time of the last sample kept (the state may be a few steps further on)
+            kept = float(times[-1][-1]) if times else t_start
+            status = f"interrupted at t={kept:.6g}{why}"
         finally:
-            if reg.observers("frylinks_run_finished"):
-                reg.pm.hook.frylinks_run_finished(system=system, status=status)
-    if output is not None and not in_memory:
-        return xr.open_dataset(output)
-    if restart is not None and output is not None:
-        with xr.open_dataset(output) as whole:
-            return whole.load()
-    return to_dataset(model, times, values, attrs)
+            errstate.__exit__(None, None, None)
+            if bar is not None:
+                bar.close()
+            attrs["status"] = status
+            try:
+                if writer is not None:
+                    writer.close(status)
+            finally:
+                if reg.observers("frylinks_run_finished"):
+                    reg.pm.hook.frylinks_run_finished(system=system, status=status)
+        if output is not None and not in_memory:
+            return xr.open_dataset(output)
+        if restart is not None and output is not None:
+            with xr.open_dataset(output) as whole:
+                return whole.load()
+        return to_dataset(model, times, values, attrs)
+    finally:
+        background.release()
 
 
 def _observed(batch: Batch, observe: Callable[[State], None]

@@ -1,42 +1,66 @@
-"""A new kind of model's step compiled in a second process while this one sets it up.
+"""A new kind of model's step compiled in a second process while this one runs it
+interpreted.
 
-numba compiles in one thread and holds the interpreter while it does. The first run of a
-new kind of model compiles two things that do not depend on each other: the kernels the
-setup calls from Python (the projection of the initial state onto the links) and the
-model's step with the kernels it calls. On a machine with a second core, a child forked
-after the step's module is generated compiles the step, which numba caches on disk, while
-the parent sets the model up; the parent then waits for the child and loads the step
-from the cache. A cold ``frylinks run cases/pendulum.yaml`` took 42 s in one process
-and takes about 32 s so (docs/compiled.md).
+numba compiles in one thread and holds the interpreter while it does: about 35 s for a
+new kind of model on a 2-core machine, for a run that may then take a second. On a
+machine with a second core, a child forked after the step's module is generated
+compiles the step's entry, which numba caches on disk. Meanwhile the run goes on in this
+process on the interpreted tier (:mod:`frylinks.interpreted`): the same step and
+kernels run as Python, with the same numbers. Between two calls of the step, the run
+switches to the compiled entry as soon as its machine code is in the cache
+(:func:`compiling` turns False). A cold ``frylinks run cases/pendulum.yaml`` took 42 s
+in one process and 32 s waiting for the child; it now takes about 5 s
+(docs/compiled.md).
 
-The child only compiles: it steps nothing (a report of no step), opens no file, writes
-nothing but numba's cache (atomically, as numba does for concurrent processes) and
-leaves with ``os._exit``. Nothing is forked when the step is cached already, on one
-core or a busy machine, outside the main thread or when other threads run (a dask
-worker, a notebook's kernel); see :func:`_may_fork`. When the child fails, the parent compiles the
-step itself, as it would have without it (and reports any error then).
+When the run is over (:func:`release`), the kernels it ran interpreted from Python (the
+set-up, the outputs) are handed to the child, which compiles them too and leaves: the
+next run of the same kind of model starts compiled. The child outlives a short run by
+the time this takes (half a minute for the pendulum, at low priority); it writes nothing
+but numba's cache (atomically, as numba does for concurrent processes) and leaves with
+``os._exit``.
+
+Nothing is forked when the entry is cached already, on one core or a busy machine,
+outside the main thread or when other threads run (a dask worker, a notebook's kernel);
+see :func:`_may_fork`. The run waits for the child instead of going on interpreted
+when ``FRYLINKS_WAIT_FOR_COMPILE=1`` (or :data:`WAIT`, as ``frylinks cache --build``
+sets it), or when the model's kernels reach something that only exists compiled
+(:func:`frylinks.interpreted.interpretable`). When the child fails, the parent compiles
+the step itself, as it would have without it (and reports any error then).
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+import pickle
 import sys
+import tempfile
 import threading
+import time
 import weakref
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
+from .. import interpreted
 from ..kernel_cache import on_disk
 
 if TYPE_CHECKING:
     from .compose import CompiledStep
 
+#: Entry function of each integrator with a compiled step.
+ENTRIES = {"rk4": "advance_rk4", "generalized_alpha": "advance_ga"}
+#: Wait for the child's compile rather than run interpreted meanwhile (set by
+#: ``frylinks cache --build``: it wants everything compiled).
+WAIT = [False]
+#: How often a waiting run looks whether the child's entry is in the cache [s].
+POLL = 0.02
+
 
 def _may_fork() -> bool:
-    """Whether forking is safe (one thread) and worth it. ``FRYLINKS_COMPILE_CHILD``:
-    ``0`` never, ``1`` whenever safe (on Linux); unset: unless every core is busy (the 1-minute
-    load average within half a core of their number) or the process is one of
-    pytest-xdist's workers, which fill the cores: there a second compiler would only
-    share them and compile again the kernels both need."""
+    """Whether forking is safe (one thread, on Linux) and worth it.
+    ``FRYLINKS_COMPILE_CHILD``: ``0`` never, ``1`` whenever safe; unset: unless the
+    process is one of pytest-xdist's workers, which fill the cores (a second compiler
+    there would only share them)."""
     want = os.environ.get("FRYLINKS_COMPILE_CHILD", "")
     cores = os.cpu_count() or 1
     if want == "0" or not sys.platform.startswith("linux") or cores < 2:
@@ -45,45 +69,52 @@ def _may_fork() -> bool:
     if threading.current_thread() is not threading.main_thread() or \
             threading.active_count() > 1:
         return False
-    if want == "1":
-        return True
-    return "PYTEST_XDIST_WORKER" not in os.environ and os.getloadavg()[0] < cores - 0.5
+    return want == "1" or "PYTEST_XDIST_WORKER" not in os.environ
 
 
-def _child_setup() -> None:
-    """Silence the child and have it die with its parent (a killed run leaves no
-    compiler behind)."""
+def _waiting() -> bool:
+    """Whether runs wait for their compile rather than go on interpreted."""
+    return WAIT[0] or os.environ.get("FRYLINKS_WAIT_FOR_COMPILE") == "1"
+
+
+def begin() -> None:
+    """A run starts: until :func:`release`, the kernels it calls from Python run
+    interpreted if they are not in the cache, when a child can compile them."""
+    release()  # (an earlier run's child, if any)
+    _reap()
+    if not _waiting() and _may_fork():
+        interpreted.interpreting(True)
+
+
+def _child_setup(keep: int) -> None:
+    """Silence the child and close every file it inherited but its pipe (a test's or a
+    shell's pipe it held would keep them waiting for it)."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
-    try:
-        import ctypes
-        import signal
+    os.closerange(3, keep)
+    os.closerange(keep + 1, 1 << 16)
 
-        ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG (Linux)
-    except (OSError, AttributeError):
-        pass
+
+#: The live children's pipes (pid -> the end this process writes).
+_PIPES: dict[int, int] = {}
 
 
 def start(step: CompiledStep, integrator: str, rho_inf: float) -> None:
     """Fork a child that compiles the entry of ``integrator`` (``rk4`` or
-    ``generalized_alpha``) of ``step``, unless it is cached or forking is not safe."""
-    entry = {"rk4": "advance_rk4", "generalized_alpha": "advance_ga"}.get(integrator)
+    ``generalized_alpha``) of ``step``, unless it is cached or forking is not safe; the
+    run goes on interpreted meanwhile if the tier is on (:func:`begin`) and the step
+    can run so."""
+    entry = ENTRIES.get(integrator)
     if entry is None or step.child is not None or on_disk(getattr(step.module, entry)):
         return
     _reap()
     if not _may_fork():
         return
-    pid = os.fork()
-    if pid:
-        step.child = pid
-        # a run that fails before its first step never joins the child: once the step
-        # is dropped, the child is reaped when it is done (not waited for)
-        weakref.finalize(step, _ABANDONED.append, pid)
-        return
-    code = 1
-    try:  # the child
-        _child_setup()
+    step.interpret = interpreted.active() and interpreted.interpretable(
+        [getattr(step.module, entry)])
+
+    def compile_entry() -> None:
         step.build()
         s = step.model.initial.copy()
         if integrator == "rk4":
@@ -92,11 +123,63 @@ def start(step: CompiledStep, integrator: str, rho_inf: float) -> None:
             from ..implicit import CompiledStepper
 
             CompiledStepper(step, rho_inf).report(s)
+
+    pid = _fork(compile_entry)
+    step.child = pid
+    # a run that fails before its first step never joins the child: once the step is
+    # dropped, the child is reaped when it is done (not waited for)
+    weakref.finalize(step, _ABANDONED.append, pid)
+
+
+def _fork(work: Callable[[], None] | None) -> int:
+    """Fork a child that does ``work`` (compiles an entry), then compiles the kernels
+    :func:`release` names and leaves; return its pid."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(read)
+        _PIPES[pid] = write
+        return pid
+    code = 1
+    try:  # the child
+        os.close(write)
+        _child_setup(read)
+        interpreted.interpreting(False)  # (it compiles)
+        interpreted.recorded()
+        if work is not None:
+            work()
         code = 0
+        _compile_recorded(read)
     except BaseException:  # (the parent compiles the step and reports the error)
         pass
     finally:
         os._exit(code)
+
+
+def _compile_recorded(read: int) -> None:
+    """In the child, once its entry is compiled: wait for the run to end (the pipe
+    closed), then compile the kernels it ran interpreted from Python (listed in the
+    file the pipe names), each on its own (one that fails is skipped)."""
+    said = b""
+    while chunk := os.read(read, 4096):
+        said += chunk
+    if not said:
+        return
+    os.nice(10)  # (the run is over: the machine is the user's again)
+    path = said.decode()
+    try:
+        with open(path, "rb") as f:
+            records = pickle.load(f)
+    finally:
+        os.unlink(path)
+    for module, qualname, argtypes in records:
+        try:
+            target: Any = sys.modules[module]
+            for part in qualname.split("."):
+                target = getattr(target, part)
+            target.compile(argtypes)
+        except Exception:  # (compiled when next needed)
+            continue
 
 
 #: Children of steps dropped without a join (their run failed), to be reaped.
@@ -104,22 +187,92 @@ _ABANDONED: list[int] = []
 
 
 def _reap() -> None:
-    """Reap the abandoned children that are done (a finished child left unreaped stays
-    in the process table as a zombie until this process ends)."""
+    """Reap the children that are done and that nobody waits for (a finished child left
+    unreaped stays in the process table as a zombie until this process ends)."""
     for pid in list(_ABANDONED):
         try:
             done, _ = os.waitpid(pid, os.WNOHANG)
         except ChildProcessError:  # reaped already
             done = pid
-        if done:
+        if done:  # (a child that left with its pipe open failed)
             _ABANDONED.remove(pid)
+            fd = _PIPES.pop(pid, None)
+            if fd is not None:
+                os.close(fd)
 
 
-def join(step: CompiledStep) -> None:
-    """Wait for ``step``'s compiling child, if any (its step is then in the cache)."""
-    pid, step.child = step.child, None
-    if pid is not None:
-        try:
-            os.waitpid(pid, 0)
-        except ChildProcessError:  # reaped elsewhere
-            pass
+def _exited(pid: int) -> bool:
+    """Whether child ``pid`` has ended (reaped here if so)."""
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return done != 0
+
+
+def compiling(step: CompiledStep, entry: str) -> bool:
+    """Whether the run goes on interpreted: the interpreted tier is on and ``step``'s
+    child is still compiling its ``entry``."""
+    pid = step.child
+    if pid is None or not getattr(step, "interpret", False) or not interpreted.active():
+        return False
+    if on_disk(getattr(step.module, entry)):
+        return False
+    if _exited(pid):  # it failed: this process compiles (and reports an error)
+        _close(pid)
+        step.child = None
+        return False
+    return True
+
+
+def join(step: CompiledStep, entry: str) -> None:
+    """Wait until ``step``'s child, if any, has put its ``entry`` in the cache (or has
+    ended: this process then compiles it). A run that waits (:data:`WAIT`) hands the
+    child nothing more to compile."""
+    pid = step.child
+    if pid is None:
+        return
+    dispatcher = getattr(step.module, entry)
+    while not on_disk(dispatcher):
+        if _exited(pid):
+            _close(pid)
+            break
+        time.sleep(POLL)
+    step.child = None
+    if not interpreted.active():
+        _close(pid)
+
+
+def _close(pid: int) -> None:
+    """Close the pipe to child ``pid`` (it then compiles what it was told and leaves)
+    and leave it to :func:`_reap`."""
+    fd = _PIPES.pop(pid, None)
+    if fd is not None:
+        os.close(fd)
+    if pid not in _ABANDONED:
+        _ABANDONED.append(pid)
+
+
+def release() -> None:
+    """The run is over: turn the interpreted tier off and hand the kernels it ran
+    interpreted from Python to the newest child to compile (see the module doc)."""
+    interpreted.interpreting(False)
+    records = [(d.py_func.__module__, d.py_func.__qualname__, argtypes)
+               for d, argtypes in interpreted.recorded()
+               if "<locals>" not in d.py_func.__qualname__]
+    pids = list(_PIPES)
+    if records and not pids and _may_fork():  # (the run's step was cached)
+        pids = [_fork(None)]
+    for pid in pids:
+        if records and pid == pids[-1]:
+            fd, path = tempfile.mkstemp(prefix="frylinks-compile-", suffix=".pkl")
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump(records, f)
+            try:
+                os.write(_PIPES[pid], path.encode())  # (short: never blocks)
+            except OSError:  # it failed and left: compiled when next needed
+                os.unlink(path)
+        _close(pid)
+
+
+atexit.register(release)

@@ -35,14 +35,14 @@ from typing import Any
 import numba
 import numpy as np
 
-from .. import __version__
+from .. import __version__, interpreted
 from ..errors import SimulationError
 from ..forces import output_width
 from ..kernel_cache import cache_dir, source_hash
 from ..links import DOFS
 from . import background, newton
 from . import kernels as K
-from .handle import handle
+from .handle import Handles
 from .model import Model, State
 from .sampling import NEVER, extra_size, reported_outputs, sample_room
 
@@ -964,6 +964,8 @@ class CompiledStep:
         self.stepper: Any = None
         #: The process compiling this step's entry, if any (:mod:`.background`).
         self.child: int | None = None
+        #: The run goes on interpreted while the child compiles (:mod:`.background`).
+        self.interpret = False
         self._report: tuple[Array, Sequence[Array], int | None] | None = None
         self._no_out = self.out_arrays()  # (an advance without a report writes none)
         #: A force type's outputs are made in Python (it has no ``outputs`` kernel)
@@ -980,17 +982,22 @@ class CompiledStep:
             background.start(self, *child)
         self.build()
 
-    def entry(self, name: str) -> Any:
-        """The step's compiled function ``name`` (``advance_rk4``, ``advance_ga``), once
-        the child compiling it, if any, is done (:mod:`.background`)."""
-        background.join(self)
-        return getattr(self.module, name)
+    def entry(self, name: str, handles: Handles) -> tuple[Any, Any]:
+        """The step's function ``name`` (``advance_rk4``, ``advance_ga``) and the handle
+        of ``handles`` it takes: run interpreted while a child compiles it, else
+        compiled, once the child compiling it, if any, has put it in the cache
+        (:mod:`.background`)."""
+        fn = getattr(self.module, name)
+        if background.compiling(self, name):
+            return interpreted.python_function(fn), handles.plain()
+        background.join(self, name)
+        return fn, handles.compiled()
 
     def build(self) -> None:
         """The arrays the step writes and the handle it reads (compiled the first time)."""
         model = self.model
         self.room = self.module.make_room(self.data, model.nb_bodies, len(model.initial.z))
-        self.handle = handle(self.data, (), self.room)
+        self.handle = Handles(self.data, (), self.room)
 
     def out_arrays(self) -> tuple[Array, ...]:
         """Room for a report: links (nl, 25), forces (nf, 6), accelerations (nb, 6),
@@ -1020,8 +1027,9 @@ class CompiledStep:
         y = s.pack()
         arrays = self.out_arrays() if report == K.REPORT_END else self._no_out
         kept = sample_room(self.model, kept_count(k0, k1, every))
-        status, k, a, b, row = self.entry("advance_rk4")(
-            self.handle, y, s.angle_ref, float(s.t), float(t0), int(k0), int(k1), float(dt), nb,
+        advance, handle = self.entry("advance_rk4", self.handle)
+        status, k, a, b, row = advance(
+            handle, y, s.angle_ref, float(s.t), float(t0), int(k0), int(k1), float(dt), nb,
             report, *arrays, int(every), kept)
         s.set(s.unpacked(y, float(t0 + k * dt) if k > k0 else s.t))
         if report == K.REPORT_END and status == K.OK:

@@ -41,6 +41,29 @@ def _make(data: Any, run: Any, room: Any) -> Any:
     return Handle(data, run, room)
 
 
+class Handles:
+    """The parts of a handle (``data``, ``run``, ``room``: see :class:`Handle`), and the
+    handle each tier takes: :meth:`compiled` for the compiled step, :meth:`plain` for
+    the step run interpreted (:mod:`frylinks.interpreted`), which must not wait for
+    :func:`_make` to compile."""
+
+    def __init__(self, data: tuple[Any, ...], run: tuple[Any, ...],
+                 room: tuple[Any, ...]) -> None:
+        self.parts = (data, run, room)
+        self._compiled: Handle | None = None
+
+    def compiled(self) -> Handle:
+        """The :class:`Handle` (made the first time)."""
+        if self._compiled is None:
+            self._compiled = handle(*self.parts)
+        return self._compiled
+
+    def plain(self) -> Any:
+        """A plain object with the handle's attributes."""
+        data, run, room = self.parts
+        return SimpleNamespace(data=data, run=run, room=room)
+
+
 def handle(data: tuple[Any, ...], run: tuple[Any, ...], room: tuple[Any, ...]) -> Handle:
     """A :class:`Handle` of ``data``, ``run`` and ``room`` (arrays are shared, not
     copied); with ``NUMBA_DISABLE_JIT=1``, a plain object with those attributes."""

@@ -1,0 +1,136 @@
+"""The interpreted tier: kernels run as Python while a child process compiles them.
+
+The kernels here are made in the test (numba's dispatchers given the tier, with no
+cache: never in it), except the one the child compiles, which lives in a module
+written to a temporary folder with its cache there.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba import njit
+
+from frylinks import interpreted, jit
+from frylinks.engine import background
+from frylinks.jit import OPTIONS
+
+
+@pytest.fixture
+def tier() -> Iterator[None]:
+    """The interpreted tier on, and off again with nothing recorded after."""
+    interpreted.recorded()
+    interpreted.interpreting(True)
+    try:
+        yield
+    finally:
+        interpreted.interpreting(False)
+        interpreted.recorded()
+
+
+def _kernels() -> tuple[object, object]:
+    @njit(**OPTIONS)
+    def inner(a: np.ndarray, out: np.ndarray) -> None:
+        tmp = jit.scratch(3)
+        for i in range(3):
+            tmp[i] = 2.0 * a[i]
+        jit.cross3(a, tmp, out)
+        out[0] += tmp[0]
+        jit.alive(a)
+
+    @njit(**OPTIONS)
+    def outer(a: np.ndarray, out: np.ndarray) -> float:
+        inner(a, out)
+        return out[0] + out[1] + out[2]
+
+    return interpreted.install(inner), interpreted.install(outer)
+
+
+def test_a_kernel_runs_interpreted_and_gives_the_compiled_numbers(tier: None) -> None:
+    inner, outer = _kernels()
+    a = np.array([0.3, -1.7, 2.9])
+    got = np.zeros(3)
+    total = outer(a, got)  # type: ignore[operator]
+    # nothing compiled: the call ran the Python functions (with the stand-ins of the
+    # stack temporary and of alive, which only exist compiled)
+    assert not outer.overloads and not inner.overloads  # type: ignore[attr-defined]
+    # the call from Python is recorded for the child to compile; the nested one not
+    ((kernel, argtypes),) = interpreted.recorded()
+    assert kernel is outer and len(argtypes) == 2
+    interpreted.interpreting(False)
+    want = np.zeros(3)
+    assert outer(a, want) == total  # type: ignore[operator]
+    assert outer.overloads  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_kernel_reaching_an_intrinsic_without_a_stand_in_compiles(tier: None) -> None:
+    from numba import types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def double(typingctx: object, x: object) -> object:
+        def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+            return builder.fadd(args[0], args[0])
+
+        return types.float64(types.float64), codegen
+
+    @njit(**OPTIONS)
+    def uses_it(x: float) -> float:
+        return double(x)
+
+    interpreted.install(uses_it)
+    assert not interpreted.interpretable([uses_it])
+    assert uses_it(1.5) == 3.0
+    assert uses_it.overloads and not interpreted.recorded()
+
+
+def test_the_engine_kernels_and_a_generated_step_are_interpretable() -> None:
+    import frylinks
+    from frylinks.engine import assemble
+    from frylinks.engine.compose import compiled_step
+
+    model = assemble(frylinks.load_case(str(Path(__file__).parents[1] / "cases"
+                                            / "pendulum.yaml")))
+    step = compiled_step(model)
+    assert step is not None
+    assert interpreted.interpretable([step.module.advance_rk4, step.module.advance_ga])
+
+
+KERNEL_MODULE = '''
+from frylinks.jit import kernel
+
+
+@kernel
+def triple(a, out):
+    for i in range(a.shape[0]):
+        out[i] = 3.0 * a[i]
+'''
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the child is forked")
+def test_the_child_compiles_what_the_run_ran_interpreted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tier: None) -> None:
+    monkeypatch.setenv("FRYLINKS_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "tiered_kernels.py").write_text(KERNEL_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("tiered_kernels")
+    triple = module.triple
+    a, out = np.arange(4.0), np.zeros(4)
+    triple(a, out)  # interpreted: nothing in the cache
+    np.testing.assert_array_equal(out, 3.0 * a)
+    assert not triple.overloads
+    pid = background._fork(None)  # as a run's start does
+    background.release()  # the run is over: the child is told what to compile
+    os.waitpid(pid, 0)
+    # the child compiled it into the cache, where a new process (a dispatcher of its
+    # own here) finds it
+    index = Path(triple._cache._cache_file._index_path)
+    assert index.exists()
+    assert interpreted.load(triple, tuple(triple.typeof_pyval(x) for x in (a, out)))
