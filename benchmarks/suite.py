@@ -243,6 +243,48 @@ def frylinks_buoy_run(seconds: float, dt: float = 0.01) -> dict[str, Any]:
             "status": status}
 
 
+def _running(marker: str) -> bool:
+    """Whether a process whose command line holds ``marker`` runs (a compile child left
+    by a run carries its parent's command line)."""
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if marker.encode() in cmdline.read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def start_up(case: Path = HERE.parent / "cases" / "pendulum.yaml") -> dict[str, float]:
+    """Wall seconds, each in a new process as a user runs it: ``import frylinks``; a
+    first ``frylinks run`` of ``case`` with nothing cached (an empty cache folder); the
+    time its compile child works on after it (Linux, to be waited for: it carries the
+    run's command line); and a second run."""
+    import os
+    import subprocess
+    import tempfile
+
+    def timed(*command: str, env: dict[str, str]) -> float:
+        start = time.perf_counter()
+        subprocess.run(command, env=env, check=True, capture_output=True)
+        return time.perf_counter() - start
+
+    env = dict(os.environ)
+    got = {"import": timed(sys.executable, "-c", "import frylinks", env=env)}
+    with tempfile.TemporaryDirectory() as folder:
+        env["FRYLINKS_CACHE_DIR"] = str(Path(folder) / "cache")
+        out = str(Path(folder) / "cold.nc")
+        got["cold"] = timed(sys.executable, "-m", "frylinks", "run", str(case), "-o", out,
+                            env=env)
+        start = time.perf_counter()
+        while Path("/proc").exists() and _running(out):
+            time.sleep(0.2)
+        got["child"] = time.perf_counter() - start
+        got["warm"] = timed(sys.executable, "-m", "frylinks", "run", str(case), "-o",
+                            str(Path(folder) / "warm.nc"), env=env)
+    return got
+
+
 # ----------------------------------------------------------------------------- report
 
 def _ratio(ours: dict[str, Any], theirs: dict[str, Any] | None) -> str:
@@ -354,6 +396,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  the same case as `frylinks run` runs it (rk4, every variable of {r['samples']} "
           f"samples to a netCDF file): {r['wall']:.1f} s wall, {r['start']:.2f} s of it "
           f"the start -> 3 hours in {r['hours']:.0f} s wall (target < 60 s); {r['status']}")
+    r = start_up()
+    print(f"\nstart-up, each in a new process (cases/pendulum.yaml): import frylinks "
+          f"{r['import']:.2f} s; first run with nothing cached {r['cold']:.1f} s "
+          f"(target < 15 s), its compile child busy {r['child']:.0f} s after it; the "
+          f"second run {r['warm']:.2f} s (target < 3 s)")
     return 0
 
 
