@@ -92,12 +92,17 @@ class _Tiered:
                     return entry
             # (a stat of the index at every call would cost more than the call)
             self.look_after = now + LOOK_EVERY
-        if _DEPTH[0] == 0:
+        self.runner = python_function(d)
+        if _DEPTH[0] == 0:  # (called from Python: the child compiles it after the run)
             argtypes = argtypes or tuple(d.typeof_pyval(a) for a in args)
             if (d, argtypes) not in _RECORDED:
                 _RECORDED.append((d, argtypes))
-        self.runner = python_function(d)
+            return guarded(self.runner, self._compiled)
         return self.runner
+
+    def _compiled(self, *args: Any) -> Any:
+        """Compile for ``args`` (here, now) and call."""
+        return self.compile_for_args(*args)(*args)
 
 
 def _has_index(dispatcher: Any) -> bool:
@@ -124,6 +129,46 @@ def load(dispatcher: Any, argtypes: tuple[Any, ...]) -> Any:
                                                       [cres.library])
         dispatcher.add_overload(cres)
         return cres.entry_point
+
+
+#: What an interpreted call may raise where the compiled one goes on with inf or nan:
+#: Python's ``math`` functions and its float division raise, numba follows numpy.
+ARITHMETIC = (ArithmeticError, ValueError)
+
+
+def _arrays(values: Any, found: dict[int, Any]) -> dict[int, Any]:
+    """The writeable numpy arrays in ``values`` (nested tuples, lists, a handle)."""
+    import numpy as np
+
+    if isinstance(values, np.ndarray):
+        if values.flags.writeable and values.size:
+            found.setdefault(id(values), values)
+    elif isinstance(values, tuple | list):
+        for v in values:
+            _arrays(v, found)
+    elif isinstance(values, pytypes.SimpleNamespace):
+        _arrays(tuple(vars(values).values()), found)
+    return found
+
+
+def guarded(python: Callable[..., Any], fallback: Callable[..., Any]) -> Callable[..., Any]:
+    """``python`` called as numba's compiled code behaves: numpy's floating-point errors
+    silent, and where Python raises instead of giving inf or nan (:data:`ARITHMETIC`),
+    every array the call was given put back as it was and ``fallback`` (the compiled
+    function) called instead."""
+    import numpy as np
+
+    def call(*args: Any) -> Any:
+        saved = [(a, a.copy()) for a in _arrays(args, {}).values()]
+        try:
+            with np.errstate(all="ignore"):
+                return python(*args)
+        except ARITHMETIC:
+            for a, before in saved:
+                a[...] = before
+        return fallback(*args)
+
+    return call
 
 
 def install(dispatcher: Any) -> Any:

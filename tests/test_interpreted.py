@@ -70,6 +70,26 @@ def test_a_kernel_runs_interpreted_and_gives_the_compiled_numbers(tier: None) ->
     np.testing.assert_array_equal(got, want)
 
 
+def test_where_python_raises_and_compiled_code_gives_nan_the_call_is_compiled(
+        tier: None) -> None:
+    import math
+
+    @njit(**OPTIONS)
+    def root(a: np.ndarray, out: np.ndarray) -> None:
+        out[0] += 1.0
+        out[1] = math.sqrt(a[0]) / a[1]
+
+    interpreted.install(root)
+    out = np.zeros(2)
+    root(np.array([4.0, 0.0]), out)  # numpy's division by zero: inf, and no warning
+    assert out[1] == np.inf and not root.overloads
+    out[:] = 0.0
+    root(np.array([-1.0, 1.0]), out)  # math.sqrt raises in Python; numba gives nan
+    # the interpreted call's writes were undone, and the compiled call made
+    assert root.overloads
+    assert out[0] == 1.0 and np.isnan(out[1])
+
+
 def test_a_kernel_reaching_an_intrinsic_without_a_stand_in_compiles(tier: None) -> None:
     from numba import types
     from numba.extending import intrinsic

@@ -989,7 +989,12 @@ class CompiledStep:
         (:mod:`.background`)."""
         fn = getattr(self.module, name)
         if background.compiling(self, name):
-            return interpreted.python_function(fn), handles.plain()
+            def compiled(plain: Any, *args: Any) -> Any:  # (the interpreter raised)
+                self.interpret = False
+                return self.entry(name, handles)[0](handles.compiled(), *args)
+
+            return (interpreted.guarded(interpreted.python_function(fn), compiled),
+                    handles.plain())
         background.join(self, name)
         return fn, handles.compiled()
 
