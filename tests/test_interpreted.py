@@ -154,3 +154,60 @@ def test_the_child_compiles_what_the_run_ran_interpreted(
     index = Path(triple._cache._cache_file._index_path)
     assert index.exists()
     assert interpreted.load(triple, tuple(triple.typeof_pyval(x) for x in (a, out)))
+
+
+#: Shipped cases whose types cover the built-in kernels: every link type of the chain,
+#: the crane's and the screw jack's, the marine forces (waves, radiation, excitation,
+#: Morison, PTOs, catenary lines).
+CASES = ("chain", "crane_vessel", "screw_jack", "point_absorber", "moored_buoy")
+#: Allowed difference, relative to each variable's largest value (or 1 in its SI units):
+#: none, but where the catenary's Newton iterations stop at a tolerance (their last
+#: iterate's round-off differs), and the radiation's memory follows the motion there.
+TOLERANCE = {"moored_buoy": 1e-9}
+
+INTERPRETED_RUNS = """
+import sys
+import frylinks
+from frylinks.case import load_case
+for name in sys.argv[3:]:
+    for integrator in ("rk4", "generalized_alpha"):
+        case = f"{sys.argv[1]}/{name}.yaml"
+        solver = load_case(case)[1]
+        frylinks.run(case, f"{sys.argv[2]}/{name}-{integrator}.nc",
+                     t_end=12 * solver["dt"], overrides={"solver.integrator": integrator})
+"""
+
+
+def test_the_shipped_cases_run_interpreted_give_the_compiled_numbers(tmp_path: Path) -> None:
+    """Every kernel run as Python (``NUMBA_DISABLE_JIT=1``, in a process of its own, as
+    the interpreted tier runs them) against the compiled step, over 12 steps of each
+    case with each integrator: bit for bit, but where the catenary's Newton iterations
+    stop (measured on every case for 60 steps: docs/compiled.md)."""
+    import subprocess
+
+    import xarray as xr
+
+    import frylinks
+    from frylinks.case import load_case
+
+    cases = Path(__file__).resolve().parents[1] / "cases"
+    (tmp_path / "out").mkdir()
+    script = tmp_path / "interpreted.py"
+    script.write_text(INTERPRETED_RUNS)
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    subprocess.run([sys.executable, str(script), str(cases), str(tmp_path / "out"), *CASES],
+                   env=env, check=True,
+                   capture_output=True, timeout=600, cwd=cases)
+    for name in CASES:
+        for integrator in ("rk4", "generalized_alpha"):
+            solver = load_case(cases / f"{name}.yaml")[1]
+            ref = frylinks.run(cases / f"{name}.yaml", t_end=12 * solver["dt"],
+                               overrides={"solver.integrator": integrator})
+            got = xr.open_dataset(tmp_path / "out" / f"{name}-{integrator}.nc")
+            for var, values in ref.data_vars.items():
+                a, b = np.asarray(got[var].values), np.asarray(values.values)
+                if not np.issubdtype(b.dtype, np.floating) or not b.size:
+                    continue
+                scale = max(float(np.nanmax(np.abs(b))), 1.0)
+                diff = float(np.nanmax(np.abs(a - b)))
+                assert diff <= TOLERANCE.get(name, 0.0) * scale, (name, integrator, var, diff)
