@@ -8,6 +8,10 @@
   constraint rows, mass matrices, the constraint solve) in numba.
 * :mod:`.compose`: the model's compiled step, composed from the core and the kernels
   of the types it uses, generated once per kind of model and cached on disk.
+* :mod:`.background`: a new kind of model's step compiled in a child process while
+  the run goes on interpreted (:mod:`frylinks.interpreted`).
+* :mod:`.handle`, :mod:`.sampling`, :mod:`.newton`: what a compiled step keeps between
+  calls, its output samples, and the generalized-alpha Newton kernels.
 """
 
 from .evaluate import (
