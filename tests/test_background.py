@@ -51,8 +51,14 @@ def spy_entry(self, name, handles):
     calls["compiled" if hasattr(fn, "py_func") else "interpreted"] += 1
     return fn, handle
 compose.CompiledStep.entry = spy_entry
-import frylinks
-ds = frylinks.run(sys.argv[2], t_end=0.3, overrides={'solver.integrator': sys.argv[3]})
+import xarray as xr
+from frylinks.cli import main
+case = Path(sys.argv[1]).parent / "case.yaml"
+case.write_text(Path(sys.argv[2]).read_text().replace("integrator: rk4",
+                                                      f"integrator: {sys.argv[3]}"))
+out = Path(sys.argv[1]).parent / "out.nc"
+assert main(["run", str(case), "-o", str(out), "--t-end", "0.3"]) == 0
+ds = xr.load_dataset(out)
 name = {'rk4': 'advance_rk4', 'generalized_alpha': 'advance_ga'}[sys.argv[3]]
 stats = getattr(steps[0].module, name).stats
 print(json.dumps({'child': children[0], 'calls': calls, 'compiled': compiled,
@@ -69,7 +75,7 @@ def _run(tmp_path: Path, integrator: str) -> dict:
     out = subprocess.run([sys.executable, str(script), str(tmp_path / "cache"), str(CASE),
                           integrator], capture_output=True, text=True, env=env, timeout=600,
                          check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return {**json.loads(out.stdout.strip().splitlines()[-1]), "stderr": out.stderr}
 
 
 def _wait_gone(pid: int, timeout: float = 600.0) -> None:
@@ -94,6 +100,7 @@ def test_a_new_kind_runs_interpreted_while_a_child_compiles_it(
     assert first["child"] is not None
     assert first["calls"]["interpreted"] >= 1
     assert first["misses"] == 0 and not first["compiled"]
+    assert "note: a new kind of model" in first["stderr"]  # (frylinks run tells)
     # the same numbers as compiled, to round-off (bit for bit with rk4 here)
     np.testing.assert_allclose(np.array(first["x"]), ref.body_position.values,
                                rtol=0.0, atol=1e-12)
@@ -104,6 +111,7 @@ def test_a_new_kind_runs_interpreted_while_a_child_compiles_it(
     assert second["child"] is None
     assert second["calls"] == {"interpreted": 0, "compiled": second["calls"]["compiled"]}
     assert second["hits"] >= 1 and second["misses"] == 0 and not second["compiled"]
+    assert "note:" not in second["stderr"]
     np.testing.assert_array_equal(np.array(second["x"]), ref.body_position.values)
 
 

@@ -77,11 +77,16 @@ def _waiting() -> bool:
     return WAIT[0] or os.environ.get("FRYLINKS_WAIT_FOR_COMPILE") == "1"
 
 
+#: Calls of a step's entry the current (or last) run made interpreted.
+INTERPRETED_CALLS = [0]
+
+
 def begin() -> None:
     """A run starts: until :func:`release`, the kernels it calls from Python run
     interpreted if they are not in the cache, when a child can compile them."""
     release()  # (an earlier run's child, if any)
     _reap()
+    INTERPRETED_CALLS[0] = 0
     if not _waiting() and _may_fork():
         interpreted.interpreting(True)
 
@@ -222,6 +227,7 @@ def compiling(step: CompiledStep, entry: str) -> bool:
         _close(pid)
         step.child = None
         return False
+    INTERPRETED_CALLS[0] += 1
     return True
 
 
