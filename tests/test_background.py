@@ -115,12 +115,40 @@ def test_a_new_kind_runs_interpreted_while_a_child_compiles_it(
     np.testing.assert_array_equal(np.array(second["x"]), ref.body_position.values)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2,
+                    reason="the child is forked on Linux, on a machine with a second core")
+def test_a_second_run_waits_for_the_child_compiling_its_step(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While another process holds the lock of a step's compile (a first run's child),
+    a run of that kind forks no second compiler: it goes on interpreted."""
+    from frylinks import kernel_cache
+    from frylinks.engine import assemble, background, compose
+
+    monkeypatch.setattr(compose, "cache_dir", lambda: tmp_path / "cache")
+    monkeypatch.setattr(kernel_cache, "cache_dir", lambda: tmp_path / "cache")
+    monkeypatch.setattr(compose, "_LOADED", {})  # (a step module loaded from elsewhere)
+    model = assemble(frylinks.load_case(str(CASE)))
+    module = compose.load_step(*compose.generate(model))  # (the script's step, by its key)
+    held = background._lock(f"{module.__file__}.advance_rk4.lock")
+    assert held is not None
+    try:
+        got = _run(tmp_path, "rk4")
+    finally:
+        os.close(held)
+    assert got["child"] is None
+    assert got["calls"]["interpreted"] >= 1 and not got["compiled"]
+
+
 class _FailingStep:
     """A step whose child fails at once (its build raises), as a stand-in for a run
     that is dropped before its first step."""
 
     child: int | None = None
-    module = type("module", (), {"advance_rk4": None})
+    borrowed: str | None = None
+
+    def __init__(self, folder: Path) -> None:
+        self.module = type("module", (), {"advance_rk4": None,
+                                          "__file__": str(folder / "step.py")})
 
     def build(self) -> None:
         raise RuntimeError("not a step")
@@ -136,14 +164,14 @@ def _state(pid: int) -> str:
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_a_child_left_behind_by_a_dropped_step_is_reaped(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import gc
 
     from frylinks.engine import background
 
     monkeypatch.setattr(background, "_may_fork", lambda: True)
     monkeypatch.setattr(background, "on_disk", lambda dispatcher: False)
-    step = _FailingStep()
+    step = _FailingStep(tmp_path)
     background.start(step, "rk4", 0.8)  # type: ignore[arg-type]
     pid = step.child
     assert pid is not None

@@ -31,6 +31,7 @@ the step itself, as it would have without it (and reports any error then).
 from __future__ import annotations
 
 import atexit
+import fcntl
 import os
 import pickle
 import sys
@@ -91,14 +92,38 @@ def begin() -> None:
         interpreted.interpreting(True)
 
 
-def _child_setup(keep: int) -> None:
-    """Silence the child and close every file it inherited but its pipe (a test's or a
-    shell's pipe it held would keep them waiting for it)."""
+def _child_setup(keep: tuple[int, ...]) -> None:
+    """Silence the child and close every file it inherited but ``keep`` (its pipe, its
+    lock): a test's or a shell's pipe it held would keep them waiting for it."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
-    os.closerange(3, keep)
-    os.closerange(keep + 1, 1 << 16)
+    low = 3
+    for fd in sorted(keep):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 1 << 16)
+
+
+def _lock(path: str) -> int | None:
+    """An open file holding the exclusive lock on ``path``, or None if another process
+    holds it (a compile of the same step going on)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _locked(path: str) -> bool:
+    """Whether another process holds the lock on ``path``."""
+    fd = _lock(path)
+    if fd is None:
+        return True
+    os.close(fd)
+    return False
 
 
 #: The live children's pipes (pid -> the end this process writes).
@@ -118,6 +143,13 @@ def start(step: CompiledStep, integrator: str, rho_inf: float) -> None:
         return
     step.interpret = interpreted.active() and interpreted.interpretable(
         [getattr(step.module, entry)])
+    # one compile of a step at a time: a second run of the new kind, started while the
+    # first one's child still compiles, waits for that child (interpreted meanwhile)
+    lock = f"{step.module.__file__}.{entry}.lock"
+    held = _lock(lock)
+    if held is None:
+        step.borrowed = lock
+        return
 
     def compile_entry() -> None:
         step.build()
@@ -129,16 +161,17 @@ def start(step: CompiledStep, integrator: str, rho_inf: float) -> None:
 
             CompiledStepper(step, rho_inf).report(s)
 
-    pid = _fork(compile_entry)
+    pid = _fork(compile_entry, held)
+    os.close(held)  # (the child holds the lock until it leaves)
     step.child = pid
     # a run that fails before its first step never joins the child: once the step is
     # dropped, the child is reaped when it is done (not waited for)
     weakref.finalize(step, _ABANDONED.append, pid)
 
 
-def _fork(work: Callable[[], None] | None) -> int:
+def _fork(work: Callable[[], None] | None, lock: int | None = None) -> int:
     """Fork a child that does ``work`` (compiles an entry), then compiles the kernels
-    :func:`release` names and leaves; return its pid."""
+    :func:`release` names and leaves, keeping ``lock`` open; return its pid."""
     read, write = os.pipe()
     pid = os.fork()
     if pid:
@@ -148,7 +181,7 @@ def _fork(work: Callable[[], None] | None) -> int:
     code = 1
     try:  # the child
         os.close(write)
-        _child_setup(read)
+        _child_setup((read,) if lock is None else (read, lock))
         interpreted.interpreting(False)  # (it compiles)
         interpreted.recorded()
         if work is not None:
@@ -218,17 +251,31 @@ def _exited(pid: int) -> bool:
 def compiling(step: CompiledStep, entry: str) -> bool:
     """Whether the run goes on interpreted: the interpreted tier is on and ``step``'s
     child is still compiling its ``entry``."""
-    pid = step.child
-    if pid is None or not getattr(step, "interpret", False) or not interpreted.active():
+    if not step.interpret or not interpreted.active() or not _compiler(step):
         return False
     if on_disk(getattr(step.module, entry)):
         return False
-    if _exited(pid):  # it failed: this process compiles (and reports an error)
-        _close(pid)
-        step.child = None
+    if not _compiler(step, check=True):  # it failed: this process compiles
         return False
     INTERPRETED_CALLS[0] += 1
     return True
+
+
+def _compiler(step: CompiledStep, check: bool = False) -> bool:
+    """Whether a process compiles ``step``: its child or, :attr:`borrowed`, another
+    run's; with ``check``, whether it still does (if not, it is forgotten)."""
+    if step.child is not None:
+        if check and _exited(step.child):
+            _close(step.child)
+            step.child = None
+            return False
+        return True
+    if step.borrowed is not None:
+        if check and not _locked(step.borrowed):
+            step.borrowed = None
+            return False
+        return True
+    return False
 
 
 def join(step: CompiledStep, entry: str) -> None:
@@ -236,16 +283,11 @@ def join(step: CompiledStep, entry: str) -> None:
     ended: this process then compiles it). A run that waits (:data:`WAIT`) hands the
     child nothing more to compile."""
     pid = step.child
-    if pid is None:
-        return
     dispatcher = getattr(step.module, entry)
-    while not on_disk(dispatcher):
-        if _exited(pid):
-            _close(pid)
-            break
+    while _compiler(step) and not on_disk(dispatcher) and _compiler(step, check=True):
         time.sleep(POLL)
-    step.child = None
-    if not interpreted.active():
+    step.child = step.borrowed = None
+    if pid is not None and not interpreted.active():
         _close(pid)
 
 

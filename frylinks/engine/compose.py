@@ -964,6 +964,8 @@ class CompiledStep:
         self.stepper: Any = None
         #: The process compiling this step's entry, if any (:mod:`.background`).
         self.child: int | None = None
+        #: The lock of another run's child compiling this step (:mod:`.background`).
+        self.borrowed: str | None = None
         #: The run goes on interpreted while the child compiles (:mod:`.background`).
         self.interpret = False
         self._report: tuple[Array, Sequence[Array], int | None] | None = None
