@@ -19,6 +19,11 @@ the time this takes (half a minute for the pendulum, at low priority); it writes
 but numba's cache (atomically, as numba does for concurrent processes) and leaves with
 ``os._exit``.
 
+One process compiles a step at a time: the child holds a lock beside the step's source
+while it works, and a run of the same new kind started meanwhile (the user's second
+try, a minute after the first) forks no second compiler but goes on interpreted until
+that child's machine code is in the cache (:attr:`CompiledStep.borrowed`).
+
 Nothing is forked when the entry is cached already, on one core or a busy machine,
 outside the main thread or when other threads run (a dask worker, a notebook's kernel);
 see :func:`_may_fork`. The run waits for the child instead of going on interpreted
