@@ -27,8 +27,11 @@ is over. A kernel called by an interpreted kernel is not recorded: it is compile
 within its caller.
 
 The interpreter and the compiled code give the same numbers: numba compiles without
-reassociating floating point (:data:`frylinks.jit.OPTIONS`), and every shipped case's
-results were found equal bit for bit, interpreted and compiled (docs/compiled.md).
+reassociating floating point (:data:`frylinks.jit.OPTIONS`). The shipped cases' results
+are equal bit for bit, interpreted and compiled, but for round-off in the catenary's
+Newton iterations and in a few sums numpy and numba round differently (docs/compiled.md).
+Where Python raises and numba would go on with inf or nan, the call is made compiled
+instead (:func:`guarded`).
 """
 
 from __future__ import annotations
