@@ -215,3 +215,21 @@ def test_the_shipped_cases_run_interpreted_give_the_compiled_numbers(tmp_path: P
                 scale = max(float(np.nanmax(np.abs(b))), 1.0)
                 diff = float(np.nanmax(np.abs(a - b)))
                 assert diff <= TOLERANCE.get(name, 0.0) * scale, (name, integrator, var, diff)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the child is forked")
+def test_the_compile_child_outlives_a_ctrl_c_of_the_run(tmp_path: Path) -> None:
+    """The terminal's Ctrl-C (SIGINT to the run's process group) and its closing
+    (SIGHUP) stop the run, not the child finishing the cache."""
+    import signal
+
+    seen = tmp_path / "seen"
+
+    def work() -> None:
+        seen.write_text(" ".join(str(signal.getsignal(s) == signal.SIG_IGN)
+                                 for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)))
+
+    pid = background._fork(work)
+    background.release()
+    os.waitpid(pid, 0)
+    assert seen.read_text() == "True True False"

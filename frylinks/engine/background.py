@@ -39,6 +39,7 @@ import atexit
 import fcntl
 import os
 import pickle
+import signal
 import sys
 import tempfile
 import threading
@@ -98,8 +99,13 @@ def begin() -> None:
 
 
 def _child_setup(keep: tuple[int, ...]) -> None:
-    """Silence the child and close every file it inherited but ``keep`` (its pipe, its
-    lock): a test's or a shell's pipe it held would keep them waiting for it."""
+    """Silence the child; let it finish its compile when the terminal's Ctrl-C stops the
+    run or the terminal closes (it is in the run's process group: SIGINT and SIGHUP
+    reach it too; SIGTERM, a batch system's, still ends it); and close every file it
+    inherited but ``keep`` (its pipe, its lock): a test's or a shell's pipe it held
+    would keep them waiting for it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
