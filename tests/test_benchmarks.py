@@ -16,7 +16,8 @@ def test_suite_runs_and_reports_every_model(capsys: pytest.CaptureFixture[str]) 
                        "--buoy-seconds", "0.2"]) == 0
     out = capsys.readouterr().out
     for model in ("pendulum on a revolute link", "spring-damper", "N = 1 ", "N = 10 ",
-                  "cost per generalized-alpha step", "moored heaving buoy"):
+                  "cost per generalized-alpha step", "moored heaving buoy",
+                  "start-up, each in a new process"):
         assert model in out, model
     # the implicit pendulum meets the exact solution as a second-order scheme should
     angle = re.search(r"frylinks generalized-alpha \(rho_inf=0\.9\) +[\d.e+-]+ +- +angle err "
