@@ -17,9 +17,11 @@ extrapolated to 3 hours (``--buoy-seconds 10800`` runs all of it).
 Every engine is timed on its time integration only (model building and file output
 excluded) in this one process, so the ratios compare like with like. The moored buoy is
 also timed as a user runs it (``frylinks.run``: the case read, its static equilibrium,
-every result variable of a sample every 2 steps streamed to a netCDF file). Accuracy against
-the exact solution is printed beside the speed; frylinks also runs a second, larger
-step where that meets the peer's accuracy ("equal accuracy" rows).
+every result variable of a sample every 2 steps streamed to a netCDF file). Accuracy
+against the exact solution is printed beside the speed; frylinks also runs a second,
+larger step where that meets the peer's accuracy ("equal accuracy" rows). The start-up
+is timed last, each in a new process: ``import frylinks``, a first ``frylinks run
+cases/pendulum.yaml`` with nothing cached, and the second run (:func:`start_up`).
 """
 
 from __future__ import annotations
