@@ -141,7 +141,7 @@ def test_a_second_run_waits_for_the_child_compiling_its_step(
 
 class _FailingStep:
     """A step whose child fails at once (its build raises), as a stand-in for a run
-    that is dropped before its first step."""
+    that fails before its first step."""
 
     child: int | None = None
     borrowed: str | None = None
@@ -163,10 +163,8 @@ def _state(pid: int) -> str:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
-def test_a_child_left_behind_by_a_dropped_step_is_reaped(
+def test_a_child_left_behind_by_a_failed_run_is_reaped(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import gc
-
     from frylinks.engine import background
 
     monkeypatch.setattr(background, "_may_fork", lambda: True)
@@ -175,8 +173,7 @@ def test_a_child_left_behind_by_a_dropped_step_is_reaped(
     background.start(step, "rk4", 0.8)  # type: ignore[arg-type]
     pid = step.child
     assert pid is not None
-    del step  # the run failed: nobody joins the child
-    gc.collect()
+    background.release()  # the run failed: its end hands the child over, unjoined
     # wait until the child has exited, leaving it unreaped (a zombie)
     os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
     assert _state(pid) == "Z"

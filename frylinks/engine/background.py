@@ -44,7 +44,6 @@ import sys
 import tempfile
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -175,9 +174,6 @@ def start(step: CompiledStep, integrator: str, rho_inf: float) -> None:
     pid = _fork(compile_entry, held)
     os.close(held)  # (the child holds the lock until it leaves)
     step.child = pid
-    # a run that fails before its first step never joins the child: once the step is
-    # dropped, the child is reaped when it is done (not waited for)
-    weakref.finalize(step, _ABANDONED.append, pid)
 
 
 def _fork(work: Callable[[], None] | None, lock: int | None = None) -> int:
@@ -231,7 +227,8 @@ def _compile_recorded(read: int) -> None:
             continue
 
 
-#: Children of steps dropped without a join (their run failed), to be reaped.
+#: Children whose pipe is closed (:func:`_close`: at the end of every run, failed or
+#: not): nobody waits for them; reaped once done.
 _ABANDONED: list[int] = []
 
 
@@ -243,11 +240,8 @@ def _reap() -> None:
             done, _ = os.waitpid(pid, os.WNOHANG)
         except ChildProcessError:  # reaped already
             done = pid
-        if done:  # (a child that left with its pipe open failed)
+        if done:
             _ABANDONED.remove(pid)
-            fd = _PIPES.pop(pid, None)
-            if fd is not None:
-                os.close(fd)
 
 
 def _exited(pid: int) -> bool:
