@@ -993,7 +993,8 @@ class CompiledStep:
         if background.compiling(self, name):
             def compiled(plain: Any, *args: Any) -> Any:  # (the interpreter raised)
                 self.interpret = False
-                return self.entry(name, handles)[0](handles.compiled(), *args)
+                advance, handle = self.entry(name, handles)
+                return advance(handle, *args)
 
             return (interpreted.guarded(interpreted.python_function(fn), compiled),
                     handles.plain())

@@ -42,31 +42,29 @@ def _make(data: Any, run: Any, room: Any) -> Any:
 
 
 class Handles:
-    """The parts of a handle (``data``, ``run``, ``room``: see :class:`Handle`), and the
-    handle each tier takes: :meth:`compiled` for the compiled step, :meth:`plain` for
-    the step run interpreted (:mod:`frylinks.interpreted`), which must not wait for
+    """The parts of a handle (``data``, ``run``, ``room``: see :class:`Handle`; arrays
+    shared, not copied), and the handle each tier takes, made once: :meth:`compiled`
+    for the compiled step, :meth:`plain` for the step run interpreted
+    (:mod:`frylinks.interpreted`, ``NUMBA_DISABLE_JIT=1``), which must not wait for
     :func:`_make` to compile."""
 
     def __init__(self, data: tuple[Any, ...], run: tuple[Any, ...],
                  room: tuple[Any, ...]) -> None:
         self.parts = (data, run, room)
         self._compiled: Handle | None = None
+        self._plain: SimpleNamespace | None = None
 
     def compiled(self) -> Handle:
-        """The :class:`Handle` (made the first time)."""
+        """The :class:`Handle` (the plain object with ``NUMBA_DISABLE_JIT=1``)."""
+        if getattr(config, "DISABLE_JIT", False):
+            return self.plain()  # type: ignore[no-any-return]
         if self._compiled is None:
-            self._compiled = handle(*self.parts)
+            self._compiled = _make(*self.parts)
         return self._compiled
 
     def plain(self) -> Any:
         """A plain object with the handle's attributes."""
-        data, run, room = self.parts
-        return SimpleNamespace(data=data, run=run, room=room)
-
-
-def handle(data: tuple[Any, ...], run: tuple[Any, ...], room: tuple[Any, ...]) -> Handle:
-    """A :class:`Handle` of ``data``, ``run`` and ``room`` (arrays are shared, not
-    copied); with ``NUMBA_DISABLE_JIT=1``, a plain object with those attributes."""
-    if getattr(config, "DISABLE_JIT", False):
-        return SimpleNamespace(data=data, run=run, room=room)  # type: ignore[return-value]
-    return _make(data, run, room)  # type: ignore[no-any-return]
+        if self._plain is None:
+            data, run, room = self.parts
+            self._plain = SimpleNamespace(data=data, run=run, room=room)
+        return self._plain
