@@ -36,6 +36,7 @@ instead (:func:`guarded`).
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 import types as pytypes
@@ -89,7 +90,7 @@ class _Tiered:
         now = time.monotonic()
         if now >= self.look_after:
             if _has_index(d):
-                argtypes = tuple(d.typeof_pyval(a) for a in args)
+                argtypes = _types(d, args)
                 entry = load(d, argtypes)
                 if entry is not None:
                     return entry
@@ -97,7 +98,7 @@ class _Tiered:
             self.look_after = now + LOOK_EVERY
         self.runner = python_function(d)
         if _DEPTH[0] == 0:  # (called from Python: the child compiles it after the run)
-            argtypes = argtypes or tuple(d.typeof_pyval(a) for a in args)
+            argtypes = argtypes or _types(d, args)
             if (d, argtypes) not in _RECORDED:
                 _RECORDED.append((d, argtypes))
             return guarded(self.runner, self._compiled)
@@ -106,6 +107,11 @@ class _Tiered:
     def _compiled(self, *args: Any) -> Any:
         """Compile for ``args`` (here, now) and call."""
         return self.compile_for_args(*args)(*args)
+
+
+def _types(dispatcher: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """numba's types of ``args``, as the dispatcher keys its machine code."""
+    return tuple(dispatcher.typeof_pyval(a) for a in args)
 
 
 def _has_index(dispatcher: Any) -> bool:
@@ -221,10 +227,9 @@ def stand_in(obj: Any, python: Callable[..., Any]) -> None:
     _PYTHON[id(obj)] = python
 
 
+@functools.cache
 def _jit_stand_ins() -> None:
     """The stand-ins of :mod:`frylinks.jit`'s compiled-only pieces (once)."""
-    if _JIT_DONE:
-        return
     import numpy as np
 
     from . import jit
@@ -233,10 +238,6 @@ def _jit_stand_ins() -> None:
     stand_in(jit.scratch2, lambda n, m: np.empty((n, m)))
     if isinstance(jit.alive, _Intrinsic):
         stand_in(jit.alive, lambda value: None)
-    _JIT_DONE.append(True)
-
-
-_JIT_DONE: list[bool] = []
 
 
 def interpretable(functions: Iterable[Callable[..., Any]]) -> bool:
