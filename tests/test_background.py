@@ -54,8 +54,9 @@ compose.CompiledStep.entry = spy_entry
 import xarray as xr
 from frylinks.cli import main
 case = Path(sys.argv[1]).parent / "case.yaml"
-case.write_text(Path(sys.argv[2]).read_text().replace("integrator: rk4",
-                                                      f"integrator: {sys.argv[3]}"))
+text = Path(sys.argv[2]).read_text()
+assert "integrator: rk4" in text  # (the integrator under test is set below)
+case.write_text(text.replace("integrator: rk4", f"integrator: {sys.argv[3]}"))
 out = Path(sys.argv[1]).parent / "out.nc"
 assert main(["run", str(case), "-o", str(out), "--t-end", "0.3"]) == 0
 ds = xr.load_dataset(out)
