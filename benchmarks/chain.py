@@ -21,7 +21,7 @@ import numpy as np
 
 import frylinks
 from frylinks.engine import assemble
-from frylinks.integrators import rk4
+from frylinks.engine.integrators import rk4
 
 
 def build_chain(n: int, gravity: float = 9.81) -> frylinks.System:

@@ -38,8 +38,8 @@ import numpy as np
 
 import frylinks
 from frylinks.engine import Model, State, assemble
-from frylinks.implicit import generalized_alpha
-from frylinks.integrators import rk4
+from frylinks.engine.implicit import generalized_alpha
+from frylinks.engine.integrators import rk4
 
 HERE = Path(__file__).resolve().parent
 
@@ -164,7 +164,7 @@ def chain_cost_per_step(ns: list[int], steps: int = 10, dt: float = 1e-3,
     builds the Newton matrix), for each N, with what a step did: Newton iterations,
     factorisations and tangent builds per step, and the wall seconds of one residual."""
     from frylinks.engine import project
-    from frylinks.implicit import Stepper, residual
+    from frylinks.engine.implicit import Stepper, residual
 
     out = []
     for n in ns:
@@ -199,7 +199,7 @@ def frylinks_buoy(seconds: float, dt: float = 0.01, rho_inf: float = peers.RHO_I
     model = assemble(system)
     state = model.initial.copy()
     from frylinks.engine import project
-    from frylinks.statics import static_equilibrium
+    from frylinks.engine.statics import static_equilibrium
 
     project(model, state, initial=True)
     static_equilibrium(model, state)  # as the case asks (solver.initial_equilibrium)

@@ -3,9 +3,9 @@
 Each page is written from the one place that defines what it documents, so it cannot
 drift from the code:
 
-* ``reference/case-file.md`` from :func:`frylinks.schema.case_schema` (itself assembled
+* ``reference/case-file.md`` from :func:`frylinks.io.schema.case_schema` (itself assembled
   from the case reader's keys and every installed type's declared parameters);
-* ``reference/results.md`` from :data:`frylinks.results.VARIABLES`, the outputs declared
+* ``reference/results.md`` from :data:`frylinks.io.results.VARIABLES`, the outputs declared
   by the installed force types, and the global attributes of an actual (tiny) run;
 * ``reference/cli.md`` from the ``frylinks`` command's own argument parser.
 
@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from frylinks.registry import Registry
+from frylinks.model.registry import Registry
 
 HERE = Path(__file__).resolve().parent
 REFERENCE = HERE / "reference"
@@ -103,7 +103,7 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def accepts(frag: Mapping[str, Any]) -> str:
     """What a schema fragment accepts, in a few words."""
-    from frylinks.schema import NODE_REF
+    from frylinks.io.schema import NODE_REF
 
     if "$ref" in frag:
         target = frag["$ref"].rsplit("/", 1)[-1]
@@ -212,10 +212,10 @@ Point your editor at the schema for completion and checking as you type. With th
 YAML language server (VS Code's YAML extension and others):
 
 ```bash
-frylinks schema -o frylinks.schema.json
+frylinks schema -o frylinks.io.schema.json
 ```
 
-and a first line `# yaml-language-server: $schema=frylinks.schema.json` in the case
+and a first line `# yaml-language-server: $schema=frylinks.io.schema.json` in the case
 file. The schema is JSON Schema draft 2020-12 written with the keywords draft-07 also
 has, so language servers that implement draft-07 only read it the same way.
 
@@ -533,7 +533,7 @@ RESULTS_INTRO = """\
 a netCDF file while the run goes, so an interrupted or diverged run keeps every step
 written so far and says why in the attribute [`status`](#results-status). Every variable
 carries CF `units` and `long_name`. This page is generated from the variable table
-`frylinks.results.VARIABLES` and the outputs the installed types declare. The signs and
+`frylinks.io.results.VARIABLES` and the outputs the installed types declare. The signs and
 frames are those of the [theory](../theory.md).
 
 ```python
@@ -601,7 +601,7 @@ def run_attributes() -> dict[str, Any]:
 
 def results_page(registry: Registry, attributes: Mapping[str, Any] | None = None) -> str:
     """The Markdown of reference/results.md."""
-    from frylinks.results import COORDS, VARIABLES, per_dof
+    from frylinks.io.results import COORDS, VARIABLES, per_dof
 
     attrs = run_attributes() if attributes is None else attributes
     out = [GENERATED, RESULTS_INTRO]
@@ -669,12 +669,12 @@ def cli_page() -> str:
     """The Markdown of reference/cli.md: each command's ``--help``."""
     import argparse
 
-    from frylinks.cli import _parser
+    from frylinks.cli import build_parser
 
     columns = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = "88"  # argparse wraps to the terminal: make it reproducible
     try:
-        parser = _parser()
+        parser = build_parser()
         out = [GENERATED, "(cli-reference)=\n# Command line\n\n",
                "The `frylinks` command; each subcommand's `--help`. Exit codes: 0 success; "
                "1 a run that did not complete (diverged, interrupted); 2 a mistake in the "
@@ -698,7 +698,7 @@ def cli_page() -> str:
 
 def pages(registry: Registry | None = None) -> dict[str, str]:
     """File name (in reference/) -> Markdown of every generated page."""
-    from frylinks.schema import case_schema
+    from frylinks.io.schema import case_schema
 
     reg = registry if registry is not None else Registry()
     return {"case-file.md": case_file_page(case_schema(reg), reg),

@@ -11,11 +11,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
-from .errors import CaseError, FrylinksError, ModelError, PluginError, SimulationError
-from .hookspecs import hookimpl
-from .system import Body, Node, System
+from frylinks.errors import CaseError, FrylinksError, ModelError, PluginError, SimulationError
+from frylinks.hookspecs import hookimpl
+from frylinks.io.runner import System
+from frylinks.model.system import Body, Node
+from frylinks.version import __version__
 
 if TYPE_CHECKING:
     import xarray as xr
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def load_case(path: str) -> System:
     """Read a YAML case file into a :class:`System` (see DESIGN §3)."""
-    from .case import load_case as _load
+    from frylinks.io.case import load_case as _load
 
     return _load(path)[0]
 
@@ -43,7 +43,7 @@ def run(path: str | Path, output: str | Path | None = None, *, t_end: float | No
         Override the case's ``solver.t_end`` and ``solver.dt`` [s].
     resume
         Continue the run whose results are in ``output`` from its last saved state
-        (see :func:`frylinks.runner.run_system`).
+        (see :func:`frylinks.io.runner.run_system`).
     progress
         Show a progress bar (rate and ETA) on a terminal.
     overrides
@@ -65,9 +65,9 @@ def run(path: str | Path, output: str | Path | None = None, *, t_end: float | No
         For any mistake in the case file, including one found only when the model is
         assembled (initial positions that cannot satisfy the links, a bad ``t_end``).
     """
-    from .case import case_error
-    from .case import load_case as _load
-    from .runner import run_system
+    from frylinks.io.case import case_error
+    from frylinks.io.case import load_case as _load
+    from frylinks.io.runner import run_system
 
     system, solver = _load(path, overrides=overrides)
     given = {k: v for k, v in (("t_end", t_end), ("dt", dt)) if v is not None}
@@ -84,13 +84,13 @@ def sweep(case: str | Path, values: Mapping[str, Any] | None = None,
 
     ``values`` maps key paths of the case (``"links.pto.spring_damper.damping"``) to
     their values: a list or a range ``"start:stop:count"``. See
-    :func:`frylinks.sweeps.sweep` for the options (``zip``, ``scheduler``, ``workers``,
+    :func:`frylinks.io.sweeps.sweep` for the options (``zip``, ``scheduler``, ``workers``,
     ``resume``, ``progress``, ``t_end``, ``dt``) and the Dataset returned.
 
     A script that calls it must guard its top level with ``if __name__ ==
     "__main__":``: the LocalCluster's worker processes import the script again.
     """
-    from .sweeps import sweep as _sweep
+    from frylinks.io.sweeps import sweep as _sweep
 
     return _sweep(case, values, output, **options)
 
@@ -98,7 +98,7 @@ def sweep(case: str | Path, values: Mapping[str, Any] | None = None,
 def modes(target: System | str | Path, **options: Any) -> xr.Dataset:
     """Natural periods, damping ratios and mode shapes of a system or case file about its
     static equilibrium (``frylinks modes``; :func:`frylinks.analysis.modes.modes`)."""
-    from .analysis.modes import modes as _modes
+    from frylinks.analysis.modes import modes as _modes
 
     return _modes(target, **options)
 
@@ -106,7 +106,7 @@ def modes(target: System | str | Path, **options: Any) -> xr.Dataset:
 def rao(target: System | str | Path, **options: Any) -> xr.Dataset:
     """Response to unit regular waves of a system or case file (``frylinks rao``;
     :func:`frylinks.analysis.rao.rao`)."""
-    from .analysis.rao import rao as _rao
+    from frylinks.analysis.rao import rao as _rao
 
     return _rao(target, **options)
 
@@ -115,10 +115,10 @@ def animate(ds: xr.Dataset, output: str | Path | None = None, **options: Any) ->
     """Animate a results Dataset into ``output`` (``.mp4``, ``.gif``), or return a
     matplotlib animation for a notebook when ``output`` is None (``frylinks animate``).
 
-    See :func:`frylinks.animate.animate` for the options (``start``, ``end``, ``speed``,
+    See :func:`frylinks.views.animate.animate` for the options (``start``, ``end``, ``speed``,
     ``fps``, ``camera``, ``size``).
     """
-    from .animate import animate as _animate
+    from frylinks.views.animate import animate as _animate
 
     return _animate(ds, output, **options)
 
@@ -126,10 +126,10 @@ def animate(ds: xr.Dataset, output: str | Path | None = None, **options: Any) ->
 def export_vtk(ds: xr.Dataset, directory: str | Path, **options: Any) -> Any:
     """Write ParaView files of a results Dataset (``frylinks export --vtk DIR``).
 
-    See :func:`frylinks.vtkexport.export_vtk` for the options (``start``, ``end``,
+    See :func:`frylinks.views.vtk.export_vtk` for the options (``start``, ``end``,
     ``rate``) and what the files hold.
     """
-    from .vtkexport import export_vtk as _export
+    from frylinks.views.vtk import export_vtk as _export
 
     return _export(ds, directory, **options)
 

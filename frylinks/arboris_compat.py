@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from numpy import array, dot, eye, pi, zeros
 
-from . import joints
-from .joints import (
+from frylinks import joints
+from frylinks.joints import (
     FreeJoint,
     RxJoint,
     RyJoint,

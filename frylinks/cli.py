@@ -24,8 +24,8 @@ from typing import TextIO
 
 import numpy as np
 
-from . import __version__
-from .errors import FrylinksError
+from frylinks.errors import FrylinksError
+from frylinks.version import __version__
 
 PROG = "frylinks"
 #: Cases not completed listed after a sweep.
@@ -91,7 +91,7 @@ def _reader_gone() -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = _parser()
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error (printed already)
@@ -109,7 +109,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return 130
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Time-domain dynamics of rigid bodies joined by links (marine engineering).")
@@ -352,7 +352,7 @@ def _index(text: str) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from .sweeps import summary, sweep
+    from frylinks.io.sweeps import summary, sweep
 
     if args.resume and args.output and Path(args.output) != Path(args.resume):
         raise FrylinksError("--resume names the results file to continue: give it alone, "
@@ -388,8 +388,8 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from . import run
-    from .engine import background
+    from frylinks import run
+    from frylinks.engine import background
 
     if args.resume and args.output and Path(args.output) != Path(args.resume):
         raise FrylinksError("--resume names the results file to continue: give it alone, "
@@ -412,10 +412,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .case import case_error, load_case
-    from .engine import assemble, assemble_initial
-    from .errors import ModelError
-    from .integrators import fixed_steps_only
+    from frylinks.engine import assemble, assemble_initial
+    from frylinks.engine.integrators import fixed_steps_only
+    from frylinks.errors import ModelError
+    from frylinks.io.case import case_error, load_case
 
     system, solver = load_case(args.case)
     try:
@@ -433,7 +433,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _plugins(args: argparse.Namespace) -> int:
-    from .registry import Registry
+    from frylinks.model.registry import Registry
 
     header = ("kind", "type", "plugin", "distribution", "version", "description")
     rows = [(i.kind, i.name, i.plugin, i.distribution, i.version,
@@ -454,7 +454,7 @@ def _plugins(args: argparse.Namespace) -> int:
 
 
 def _cache(args: argparse.Namespace) -> int:
-    from .engine.compose import cache_dir, cache_files
+    from frylinks.engine.compose import cache_dir, cache_files
 
     if args.build:
         return _build(args.build)
@@ -485,10 +485,10 @@ def _build(cases: list[str]) -> int:
     solver (the setup, the step and the outputs compile as in a first run)."""
     import tempfile
 
-    from . import run
-    from .case import load_case
-    from .engine import background
-    from .engine.compose import cache_dir
+    from frylinks import run
+    from frylinks.engine import background
+    from frylinks.engine.compose import cache_dir
+    from frylinks.io.case import load_case
 
     background.WAIT[0] = True  # (not interpreted meanwhile: compiled, every kernel)
     failed = 0
@@ -515,7 +515,7 @@ def _build(cases: list[str]) -> int:
 def _schema(args: argparse.Namespace) -> int:
     import json
 
-    from .schema import case_schema
+    from frylinks.io.schema import case_schema
 
     text = json.dumps(case_schema(), indent=2) + "\n"
     if args.output:
@@ -529,9 +529,9 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _info(args: argparse.Namespace) -> int:
-    from .analysis.plots import analysis_kind
-    from .analysis.plots import describe as describe_analysis
-    from .info import describe
+    from frylinks.io.info import describe
+    from frylinks.views.linear_plots import analysis_kind
+    from frylinks.views.linear_plots import describe as describe_analysis
 
     # a linear analysis' file has no time: its own summary
     analysis = Path(args.results).is_file() and analysis_kind(args.results)
@@ -556,7 +556,7 @@ def _numbers(text: str, what: str) -> list[float]:
 
 
 def _modes(args: argparse.Namespace) -> int:
-    from .analysis.modes import modes, table
+    from frylinks.analysis.modes import modes, table
 
     output = Path(args.output or Path(args.case).with_name(f"{Path(args.case).stem}_modes.nc"))
     ds = modes(args.case, equilibrium=not args.initial)
@@ -569,7 +569,7 @@ def _modes(args: argparse.Namespace) -> int:
 
 
 def _rao(args: argparse.Namespace) -> int:
-    from .analysis.rao import rao
+    from frylinks.analysis.rao import rao
 
     output = Path(args.output or Path(args.case).with_name(f"{Path(args.case).stem}_rao.nc"))
     periods = None if args.periods is None else _numbers(args.periods, "--periods")
@@ -599,7 +599,7 @@ def _write(ds: object, output: Path) -> None:
 
 
 def _plot(args: argparse.Namespace) -> int:
-    from .plotting import parse_select, plot
+    from frylinks.views.plots import parse_select, plot
 
     print(plot(args.results, args.variable, parse_select(args.select), args.output,
                stat=args.stat, after=args.after))
@@ -607,8 +607,8 @@ def _plot(args: argparse.Namespace) -> int:
 
 
 def _animate(args: argparse.Namespace) -> int:
-    from .animate import animate
-    from .visualise import open_results
+    from frylinks.views.animate import animate
+    from frylinks.views.reading import open_results
 
     width, sep, height = args.size.partition("x")
     if not (sep and width.isdigit() and height.isdigit() and int(width) > 0
@@ -625,8 +625,8 @@ def _animate(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from .visualise import open_results
-    from .vtkexport import export_vtk
+    from frylinks.views.reading import open_results
+    from frylinks.views.vtk import export_vtk
 
     with open_results(args.results, args.case) as ds:
         done = export_vtk(ds, args.vtk, start=args.start, end=args.end, rate=args.rate,

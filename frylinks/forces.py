@@ -16,10 +16,10 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from .kinematics import NodeFrames
-from .links import _why_not_compiled
-from .params import Param
-from .signals import SignalArray, SignalSpec
+from frylinks.kinematics import NodeFrames
+from frylinks.links import why_not_compiled
+from frylinks.params import Param
+from frylinks.signals import SignalArray, SignalSpec
 
 Array = np.ndarray
 
@@ -237,7 +237,7 @@ class ForceType:
 
     def compiled(self) -> str | None:
         """None when this block runs compiled, else why it cannot (named by the run)."""
-        return _why_not_compiled(self, "force", FORCE_METHODS)
+        return why_not_compiled(self, "force", FORCE_METHODS)
 
     def _data(self) -> tuple[Any, ...]:
         data = self.__dict__.get("_kernel_data")

@@ -36,7 +36,6 @@ instead (:func:`guarded`).
 
 from __future__ import annotations
 
-import functools
 import threading
 import time
 import types as pytypes
@@ -45,6 +44,8 @@ from typing import Any
 
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.extending import _Intrinsic
+
+from frylinks.kernel_cache import on_disk
 
 #: ``interpreting`` is on (a background process compiles what the run needs).
 _ACTIVE = [False]
@@ -116,8 +117,6 @@ def _types(dispatcher: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def _has_index(dispatcher: Any) -> bool:
     """Whether ``dispatcher`` has machine code of some signature in the cache."""
-    from .kernel_cache import on_disk
-
     return hasattr(dispatcher._cache, "_cache_file") and on_disk(dispatcher)
 
 
@@ -227,23 +226,9 @@ def stand_in(obj: Any, python: Callable[..., Any]) -> None:
     _PYTHON[id(obj)] = python
 
 
-@functools.cache
-def _jit_stand_ins() -> None:
-    """The stand-ins of :mod:`frylinks.jit`'s compiled-only pieces (once)."""
-    import numpy as np
-
-    from . import jit
-
-    stand_in(jit.scratch, lambda n: np.empty(n))
-    stand_in(jit.scratch2, lambda n, m: np.empty((n, m)))
-    if isinstance(jit.alive, _Intrinsic):
-        stand_in(jit.alive, lambda value: None)
-
-
 def interpretable(functions: Iterable[Callable[..., Any]]) -> bool:
     """Whether ``functions`` (kernels or plain functions) and everything they call can
     run interpreted: no intrinsic without a stand-in is reached."""
-    _jit_stand_ins()
     seen: set[int] = set()
     todo = list(functions)
     while todo:
@@ -295,8 +280,7 @@ def _names(code: pytypes.CodeType) -> set[str]:
 def interpreting(on: bool) -> None:
     """Turn the interpreted tier on (a background process compiles) or off."""
     if on:
-        _jit_stand_ins()
-    _ACTIVE[0] = on
+        _ACTIVE[0] = on
 
 
 def active() -> bool:

@@ -40,9 +40,11 @@ from typing import Any, TypeVar, cast
 import numpy as np
 from numba import carray, config, njit, types
 from numba.core import cgutils
+from numba.core.extending import _Intrinsic
 from numba.extending import intrinsic, overload
 
-from .kernel_cache import cached
+from frylinks.interpreted import install, stand_in
+from frylinks.kernel_cache import cached
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -55,7 +57,7 @@ OPTIONS: dict[str, Any] = {"fastmath": False, "error_model": "numpy", "nogil": T
 
 def kernel(fn: F) -> F:
     """Compile ``fn`` as a frylinks kernel (see :data:`OPTIONS`)."""
-    return cached(njit(**OPTIONS)(fn))  # type: ignore[no-any-return]
+    return install(cached(njit(**OPTIONS)(fn)))  # type: ignore[no-any-return]
 
 
 def helper(fn: F) -> F:
@@ -63,7 +65,7 @@ def helper(fn: F) -> F:
     (numba's ``inline="always"``): a call of a compiled function that is not inlined
     may raise, as far as the caller knows, which costs the caller the pruning of its
     reference counts (see the module doc). For small functions (a row, one element)."""
-    return cached(njit(inline="always", **OPTIONS)(fn))  # type: ignore[no-any-return]
+    return install(cached(njit(inline="always", **OPTIONS)(fn)))  # type: ignore[no-any-return]
 
 
 @intrinsic
@@ -120,6 +122,15 @@ else:
     def scratch2(n: int, m: int) -> np.ndarray:
         """Room for ``n x m`` floats, as :func:`scratch` (``n``, ``m`` constants)."""
         return carray(_stack_doubles(n, m), (n, m))  # type: ignore[call-arg]
+
+
+# What the interpreted tier (:mod:`frylinks.interpreted`) runs in place of the pieces
+# that exist only in compiled code: a heap array for the stack temporaries, nothing for
+# ``alive``.
+stand_in(scratch, lambda n: np.empty(n))
+stand_in(scratch2, lambda n, m: np.empty((n, m)))
+if isinstance(alive, _Intrinsic):
+    stand_in(alive, lambda value: None)
 
 
 def copy_into(dst: np.ndarray, src: np.ndarray) -> None:

@@ -27,8 +27,6 @@ from typing import Any
 
 from numba.core.caching import CompileResultCacheImpl, FunctionCache, _CacheLocator
 
-from .interpreted import install
-
 
 def cache_dir() -> Path:
     """The frylinks cache folder: ``$FRYLINKS_CACHE_DIR``, else
@@ -143,9 +141,7 @@ def on_disk(dispatcher: Any) -> bool:
 
 def cached(dispatcher: Any) -> Any:
     """``dispatcher`` (numba's, made with ``cache=False``) with its machine code kept
-    in the frylinks cache folder, and the interpreted tier
-    (:mod:`frylinks.interpreted`); unchanged under ``NUMBA_DISABLE_JIT``."""
+    in the frylinks cache folder; unchanged under ``NUMBA_DISABLE_JIT``."""
     if hasattr(dispatcher, "py_func") and hasattr(dispatcher, "_cache"):
         dispatcher._cache = KernelCache(dispatcher.py_func)
-        install(dispatcher)
     return dispatcher

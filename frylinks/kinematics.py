@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .jit import (
+from frylinks.jit import (
     alive,
     cross3,
     helper,
@@ -33,7 +33,7 @@ from .jit import (
     scratch,
     scratch2,
 )
-from .rotations import matrix_to_quat, skew
+from frylinks.rotations import matrix_to_quat, skew
 
 Array = np.ndarray
 

@@ -29,10 +29,19 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from .jit import alive, copy_into, helper, kernel, quat_mul, quat_to_rotvec4, scratch, unwrap
-from .kinematics import Relative
-from .params import Param
-from .signals import SignalArray, SignalSpec
+from frylinks.jit import (
+    alive,
+    copy_into,
+    helper,
+    kernel,
+    quat_mul,
+    quat_to_rotvec4,
+    scratch,
+    unwrap,
+)
+from frylinks.kinematics import Relative
+from frylinks.params import Param
+from frylinks.signals import SignalArray, SignalSpec
 
 Array = np.ndarray
 
@@ -190,7 +199,7 @@ class LinkType:
 
     def compiled(self) -> str | None:
         """None when this block runs compiled, else why it cannot (named by the run)."""
-        return _why_not_compiled(self, "link", LINK_METHODS)
+        return why_not_compiled(self, "link", LINK_METHODS)
 
     def _kernels(self) -> LinkKernels:
         if self.kernels is None:
@@ -273,7 +282,7 @@ LINK_METHODS = ("constraints", "residual", "displacement", "coordinates", "free_
                 "unwrap_angle")
 
 
-def _why_not_compiled(obj: Any, kind: str, methods: Sequence[str]) -> str | None:
+def why_not_compiled(obj: Any, kind: str, methods: Sequence[str]) -> str | None:
     """Why a type instance has no compiled evaluation, or None when it has one.
 
     Its kernels must be declared by its own class or by a base class that no class in

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ModelError
+from frylinks.errors import ModelError
 
 
 class _Required:

@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .jit import kernel
+from frylinks.jit import kernel
 
 Array = NDArray[np.float64]
 

@@ -20,8 +20,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .forces import Output
-from .params import Param
+from frylinks.forces import Output
+from frylinks.params import Param
 
 Array = np.ndarray
 

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .params import Param
+from frylinks.params import Param
 
 Array = np.ndarray
 

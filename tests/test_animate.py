@@ -12,9 +12,9 @@ import pytest
 import xarray as xr
 from PIL import Image
 
-from frylinks.animate import animate, frame_images, parse_camera
-from frylinks.scene import SceneError
-from frylinks.visualise import open_results
+from frylinks.views.animate import animate, frame_images, parse_camera
+from frylinks.views.reading import open_results
+from frylinks.views.scene import SceneError
 from tests.test_cli import SHORT_CASE
 from tests.visual import moving_box
 

@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 import frylinks
-from frylinks.case import key_line, load_case
 from frylinks.engine import assemble
 from frylinks.errors import CaseError, ModelError
+from frylinks.io.case import key_line, load_case
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 
@@ -451,7 +451,7 @@ def test_run_error_from_assembly_names_the_line(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """A ModelError raised when the model is assembled becomes a CaseError with the
     line of its key path (or, for t_end and dt given to run, says so)."""
-    import frylinks.runner
+    import frylinks.io.runner
 
     path = write(tmp_path, BUOY)
     lines = path.read_text().splitlines()
@@ -459,7 +459,7 @@ def test_run_error_from_assembly_names_the_line(tmp_path: Path,
     def failing(system: Any, **kwargs: Any) -> None:
         raise ModelError("too stiff", "links.pto.spring_damper.stiffness")
 
-    monkeypatch.setattr(frylinks.runner, "run_system", failing)
+    monkeypatch.setattr(frylinks.io.runner, "run_system", failing)
     with pytest.raises(CaseError) as info:
         frylinks.run(path)
     assert str(info.value) == (f"case '{path}', links.pto.spring_damper.stiffness: too stiff "

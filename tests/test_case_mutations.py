@@ -43,11 +43,11 @@ from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
 
 import frylinks
-from frylinks.case import CaseLoader
 from frylinks.engine.compose import python_path
 from frylinks.errors import CaseError
+from frylinks.io.case import CaseLoader
+from frylinks.model.registry import Registry
 from frylinks.params import shown
-from frylinks.registry import Registry
 from tests.test_cases import EXPECTED_WARNINGS
 
 ROOT = Path(__file__).resolve().parents[1]

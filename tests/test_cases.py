@@ -24,8 +24,8 @@ from scipy.integrate import cumulative_simpson, solve_ivp
 from scipy.special import ellipk
 
 import frylinks
+from frylinks.model.system import Body, System
 from frylinks.signals import SignalSpec
-from frylinks.system import Body, System
 
 ROOT = Path(__file__).resolve().parents[1]
 CASE_FILES = sorted((ROOT / "cases").glob("*.yaml"))

@@ -216,7 +216,7 @@ def test_warnings_read_as_the_commands_not_as_python_source(tmp_path: Path) -> N
 def test_plugins_lists_every_builtin_type() -> None:
     """Every registered type on its own line (not wrapped into a pipe), with its kind,
     plugin, distribution, version and a description in engineering words."""
-    from frylinks.registry import Registry
+    from frylinks.model.registry import Registry
 
     proc = frylinks_cmd("plugins")
     assert proc.returncode == 0, proc.stderr
@@ -294,7 +294,7 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_plot_help_lists_every_statistic(capsys: pytest.CaptureFixture[str]) -> None:
-    from frylinks.plotting import DEFAULT_STAT, STATS
+    from frylinks.views.plots import DEFAULT_STAT, STATS
 
     assert main(["plot", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())

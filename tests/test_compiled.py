@@ -22,11 +22,11 @@ import frylinks
 from frylinks.engine import assemble
 from frylinks.engine.compose import compiled_step, generate, python_path
 from frylinks.forces import ForceType
+from frylinks.io.runner import PythonPathWarning
+from frylinks.model.registry import Registry
+from frylinks.model.system import System
 from frylinks.params import Param
-from frylinks.registry import Registry
-from frylinks.runner import PythonPathWarning
-from frylinks.system import System
-from frylinks.testing import _registry_with, check_compiled
+from frylinks.testing import check_compiled, registry_with
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = sorted((ROOT / "cases").glob("*.yaml"))
@@ -148,7 +148,7 @@ class CountingDrag(NumpyDrag):
 def test_a_plain_numpy_type_accepts_each_step(integrator: str) -> None:
     """A plain-numpy type's own ``accept`` is called, like a kernel's, at the start and
     once per step at the accepted state, on the Python path."""
-    registry = _registry_with([("force", CountingDrag)], Registry())
+    registry = registry_with([("force", CountingDrag)], Registry())
     s = System(registry=registry)
     s.add_body("ball", mass=2.0, inertia=[1.0, 1.0, 1.0], velocity=[1.0, 0.0, 0.0])
     s.add_force("drag", "counting_drag", body="ball", coefficient=0.8)
@@ -162,7 +162,7 @@ def test_a_plain_numpy_type_accepts_each_step(integrator: str) -> None:
 def test_a_plain_numpy_type_runs_on_the_python_path_and_says_so() -> None:
     """A type without kernels still runs, correctly (exact exponential decay), on the
     Python path, and the run says once which type keeps it there."""
-    registry = _registry_with([("force", NumpyDrag)], Registry())
+    registry = registry_with([("force", NumpyDrag)], Registry())
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ds = _dragged(registry).run(t_end=2.0, dt=1e-2)

@@ -12,8 +12,8 @@ from types import ModuleType
 
 import pytest
 
-from frylinks.registry import Registry
-from frylinks.results import VARIABLES
+from frylinks.io.results import VARIABLES
+from frylinks.model.registry import Registry
 
 pytest.importorskip("sphinx")
 pytest.importorskip("myst_parser")

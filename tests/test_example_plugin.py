@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from frylinks import System
-from frylinks.registry import Registry
+from frylinks.model.registry import Registry
 from frylinks.testing import check_plugin
 
 SOURCE = Path(__file__).resolve().parents[1] / "plugins" / "frylinks_example"

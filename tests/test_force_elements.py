@@ -21,8 +21,8 @@ from frylinks import ModelError, System
 from frylinks.errors import SimulationError
 from frylinks.forces import ForceContext, ForceType
 from frylinks.kinematics import NodeFrames
+from frylinks.model.registry import Registry
 from frylinks.params import parse_params
-from frylinks.registry import Registry
 from frylinks.signals import SignalBank, SignalSpec
 
 REGISTRY = Registry()

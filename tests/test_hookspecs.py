@@ -19,7 +19,7 @@ import pytest
 from frylinks import hookspecs
 from frylinks.forces import ForceType
 from frylinks.links import LinkType
-from frylinks.registry import Registry
+from frylinks.model.registry import Registry
 from frylinks.settings import SettingType
 from frylinks.signals import SignalType
 

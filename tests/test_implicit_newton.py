@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from frylinks.engine import assemble, project
-from frylinks.implicit import Newton, Stepper, residual
+from frylinks.engine.implicit import Newton, Stepper, residual
 from tests.bench import benchmark
 
 

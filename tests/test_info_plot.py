@@ -17,12 +17,12 @@ from matplotlib.lines import Line2D
 
 import frylinks
 from frylinks import FrylinksError, hookimpl
-from frylinks.case import load_case
 from frylinks.engine import assemble
-from frylinks.info import describe, open_results
-from frylinks.netcdf import StreamWriter
-from frylinks.plotting import MAX_LINES, make_figure, parse_select, plot
-from frylinks.results import VARIABLES
+from frylinks.io.case import load_case
+from frylinks.io.info import describe, open_results
+from frylinks.io.netcdf import StreamWriter
+from frylinks.io.results import VARIABLES
+from frylinks.views.plots import MAX_LINES, make_figure, parse_select, plot
 
 # a 1 m pendulum swinging in the x-z plane; {g} is the vertical gravity (swept below)
 CASE = """\

@@ -171,7 +171,7 @@ TOLERANCE = {"moored_buoy": 1e-9}
 INTERPRETED_RUNS = """
 import sys
 import frylinks
-from frylinks.case import load_case
+from frylinks.io.case import load_case
 for name in sys.argv[3:]:
     for integrator in ("rk4", "generalized_alpha") if name in {implicit} else ("rk4",):
         case = f"{sys.argv[1]}/{name}.yaml"
@@ -192,7 +192,7 @@ def test_the_shipped_cases_run_interpreted_give_the_compiled_numbers(tmp_path: P
     import xarray as xr
 
     import frylinks
-    from frylinks.case import load_case
+    from frylinks.io.case import load_case
 
     cases = Path(__file__).resolve().parents[1] / "cases"
     (tmp_path / "out").mkdir()

@@ -31,6 +31,7 @@ import frylinks
 import frylinks.arboris_compat
 from frylinks import joints
 from frylinks.engine import assemble
+from frylinks.engine.joints import link_joints
 from frylinks.joints import (
     FreeJoint,
     RotationsJoint,
@@ -42,9 +43,8 @@ from frylinks.joints import (
     RzRyJoint,
     RzRyRxJoint,
     adjoint,
-    link_joints,
 )
-from frylinks.registry import Registry
+from frylinks.model.registry import Registry
 
 SEED = Path(__file__).resolve().parents[1] / ".." / "shared" / "seeds" / \
     "arboris-rigid-mechanisms.rst"

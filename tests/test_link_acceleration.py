@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 from frylinks.kinematics import BodyStates
-from frylinks.registry import Registry
+from frylinks.model.registry import Registry
 from frylinks.rotations import quat_multiply, quat_to_matrix, rotvec_to_quat
 from frylinks.signals import SignalBank, SignalSpec
 from frylinks.testing import T0, LinkCase

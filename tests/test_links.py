@@ -24,7 +24,7 @@ import pytest
 
 from frylinks import System
 from frylinks.engine import assemble, evaluate, link_outputs
-from frylinks.registry import Registry
+from frylinks.model.registry import Registry
 from frylinks.rotations import quat_multiply, quat_to_matrix, rotvec_to_quat
 from frylinks.testing import OFF_MANIFOLD, LinkCase
 

@@ -108,7 +108,7 @@ def test_contract(cls: type) -> None:
 
 
 def test_types_are_registered() -> None:
-    from frylinks.registry import Registry
+    from frylinks.model.registry import Registry
 
     names = Registry().names("force")
     assert "mooring_matrix" in names and "catenary_line" in names

@@ -13,11 +13,11 @@ import pytest
 import xarray as xr
 
 import frylinks
-from frylinks import netcdf
-from frylinks.checkpoint import take
 from frylinks.engine import Model, assemble
-from frylinks.netcdf import StreamWriter
-from frylinks.results import VARIABLES, Sampler
+from frylinks.engine.checkpoint import take
+from frylinks.io import netcdf
+from frylinks.io.netcdf import StreamWriter
+from frylinks.io.results import VARIABLES, Sampler
 
 
 def pendulum() -> frylinks.System:

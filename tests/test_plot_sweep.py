@@ -23,9 +23,9 @@ from matplotlib.figure import Figure
 
 import frylinks
 from frylinks import FrylinksError
-from frylinks.info import describe, open_results, summary
-from frylinks.plotting import STATS, make_figure, plot
-from frylinks.results import VARIABLES
+from frylinks.io.info import describe, open_results, summary
+from frylinks.io.results import VARIABLES
+from frylinks.views.plots import STATS, make_figure, plot
 
 from .test_info_plot import write_case
 
@@ -130,7 +130,7 @@ def figure(path: Path, variable: str = "link_power", select: dict[str, Any] | No
 def statistic(path: Path, stat: str, after: float = 0.0, variable: str = "link_power"
               ) -> xr.DataArray:
     """``stat`` of every case of the file over t >= ``after``, NaN for the cases not
-    completed: computed here with xarray, independently of frylinks.plotting."""
+    completed: computed here with xarray, independently of frylinks.views.plots."""
     with open_results(path) as ds:
         da = ds[variable].where(ds.time >= after).load()
         completed = ds.status.load() == "completed"

@@ -22,8 +22,8 @@ from frylinks.engine import State
 from frylinks.forces import ForceType
 from frylinks.hookspecs import NAME
 from frylinks.links import AxisLink
+from frylinks.model.registry import Registry
 from frylinks.params import Param
-from frylinks.registry import Registry
 from frylinks.signals import SignalType
 
 BUILTIN_LINKS = {"fixed", "revolute", "prismatic", "cylindrical", "spherical", "screw"}

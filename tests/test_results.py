@@ -14,8 +14,8 @@ import xarray as xr
 import frylinks
 from frylinks.errors import PluginError
 from frylinks.forces import ForceType, Output
+from frylinks.model.registry import Registry
 from frylinks.params import Param
-from frylinks.registry import Registry
 
 
 class Drag(ForceType):
@@ -118,7 +118,7 @@ def test_element_dimension_clash_is_an_error() -> None:
     """A type whose element dimension is already a variable's name cannot be written."""
     from frylinks.engine import assemble
     from frylinks.errors import ModelError
-    from frylinks.results import coordinates
+    from frylinks.io.results import coordinates
 
     class Clash(Drag):
         name = "test_clash"
@@ -199,8 +199,8 @@ def test_body_attitude_is_roll_pitch_yaw_in_degrees(tmp_path: Path) -> None:
 def test_plot_selects_a_force_element_of_a_type_output(tmp_path: Path) -> None:
     """``frylinks plot OUT.nc test_spin_wrench --select force=spin2``: a force name picks
     the element on the type's own dimension, and the axis shows the DOF's units."""
-    from frylinks.info import open_results
-    from frylinks.plotting import make_figure
+    from frylinks.io.info import open_results
+    from frylinks.views.plots import make_figure
 
     s = frylinks.System(gravity=[0, 0, 0], registry=registry())
     s.add_body("b", mass=1.0, inertia=[1, 1, 1], angular_velocity=[0, 0, 1.0])
@@ -217,8 +217,8 @@ def test_plot_selects_a_force_element_of_a_type_output(tmp_path: Path) -> None:
 def test_lever_arms_of_a_batch_equal_the_node_frames() -> None:
     """The lever arms COG -> node the runner turns a batch's added-mass torques with
     (every sample at once) are the node frames' ``r`` of each sample."""
+    from frylinks.io.results import levers
     from frylinks.kinematics import NodeSet, body_states_kernel, node_frames
-    from frylinks.results import _levers
     from frylinks.rotations import quat_to_matrix
 
     rng = np.random.default_rng(7)
@@ -228,11 +228,11 @@ def test_lever_arms_of_a_batch_equal_the_node_frames() -> None:
     body = np.array([2, 0, 2])
     offset = rng.normal(size=(3, 3))
     nodes = NodeSet(body, offset, quat_to_matrix(np.tile([1.0, 0, 0, 0], (3, 1))))
-    levers = _levers(nodes, q)
+    levers = levers(nodes, q)
     for i in range(m):
         b = body_states_kernel(x[i], q[i] / np.linalg.norm(q[i], axis=1, keepdims=True),
                                v[i], w[i])
         np.testing.assert_allclose(levers[i], node_frames(b, nodes).r, rtol=1e-13,
                                    atol=1e-15)
     at_cog = NodeSet(body, np.zeros((3, 3)), nodes.rot)
-    assert not np.any(_levers(at_cog, q))
+    assert not np.any(levers(at_cog, q))

@@ -22,7 +22,7 @@ import xarray as xr
 
 import frylinks
 from frylinks import hookimpl
-from frylinks.info import describe
+from frylinks.io.info import describe
 
 T_END = 1.0
 

@@ -14,8 +14,8 @@ import frylinks
 from frylinks.engine import State, assemble
 from frylinks.engine import sampling as sampling_module
 from frylinks.engine.compose import compiled_step
-from frylinks.implicit import generalized_alpha
-from frylinks.integrators import rk4
+from frylinks.engine.implicit import generalized_alpha
+from frylinks.engine.integrators import rk4
 from tests.bench import benchmark
 from tests.test_resume import rotors
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from frylinks.errors import ModelError
-from frylinks.scene import load_mesh, parse_geometry, shape_mesh
+from frylinks.model.geometry import load_mesh, parse_geometry, shape_mesh
 
 GEOMETRY = Path(__file__).resolve().parent.parent / "cases" / "geometry"
 

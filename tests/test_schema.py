@@ -19,13 +19,13 @@ import yaml
 from jsonschema import Draft7Validator, Draft202012Validator
 
 from frylinks import hookimpl
-from frylinks.case import CaseLoader, load_case
 from frylinks.errors import CaseError
 from frylinks.forces import ForceType
+from frylinks.io.case import CaseLoader, load_case
+from frylinks.io.schema import case_schema
 from frylinks.links import AxisLink
+from frylinks.model.registry import Registry
 from frylinks.params import Param
-from frylinks.registry import Registry
-from frylinks.schema import case_schema
 from frylinks.signals import SignalType
 
 ROOT = Path(__file__).resolve().parent.parent

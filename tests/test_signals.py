@@ -18,8 +18,8 @@ import pytest
 
 from frylinks import ModelError, System
 from frylinks.engine import assemble, evaluate, force_outputs
+from frylinks.model.registry import Registry
 from frylinks.params import parse_params
-from frylinks.registry import Registry
 from frylinks.signals import SignalArray, SignalBank, SignalSpec
 
 REGISTRY = Registry()

@@ -1,4 +1,4 @@
-"""frylinks.statics: the static equilibrium a run starts from (solver.initial_equilibrium)
+"""frylinks.engine.statics: the static equilibrium a run starts from (solver.initial_equilibrium)
 and a linear analysis is made about, on models whose links leave few coordinates."""
 
 from __future__ import annotations

@@ -25,9 +25,9 @@ import xarray as xr
 
 import frylinks
 from frylinks.errors import CaseError, FrylinksError
-from frylinks.info import describe
-from frylinks.loadcases import LoadCaseError, Sweep, parse_values, split_key
-from frylinks.netcdf import FLUSH_SECONDS
+from frylinks.io.info import describe
+from frylinks.io.loadcases import LoadCaseError, Sweep, parse_values, split_key
+from frylinks.io.netcdf import FLUSH_SECONDS
 
 from .gate import Gate
 
@@ -378,7 +378,7 @@ def test_zip_needs_lists_of_one_length() -> None:
 
 
 def test_an_unreachable_scheduler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("frylinks.sweeps.CONNECT_SECONDS", 1.0)
+    monkeypatch.setattr("frylinks.io.sweeps.CONNECT_SECONDS", 1.0)
     with pytest.raises(FrylinksError, match=r"cannot reach the dask scheduler at "
                                             r"'tcp://127.0.0.1:9'"):
         frylinks.sweep(BUOY, {"bodies.buoy.mass": [1000.0]}, tmp_path / "x.nc",
@@ -470,11 +470,11 @@ def test_swept_units_are_udunits_strings() -> None:
     """A swept parameter's units become its coordinate's ``units`` attribute: a UDUNITS
     string ('degree', not 'deg'), or none for a parameter documented with several units
     (a 6x6 matrix 'N m-1, N m rad-1')."""
-    from frylinks.sweeps import _units
+    from frylinks.io.sweeps import swept_units
 
     system = frylinks.load_case(str(Path(__file__).resolve().parents[1] / "cases"
                                     / "point_absorber.yaml"))
-    units = _units(system, ["environment.waves.tp", "environment.waves.heading_deg",
+    units = swept_units(system, ["environment.waves.tp", "environment.waves.heading_deg",
                             "forces.hydrostatics.stiffness",
                             "links.pto.spring_damper.damping"])
     assert units == {"environment.waves.tp": "s", "environment.waves.heading_deg": "degree",

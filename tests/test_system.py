@@ -11,7 +11,7 @@ import xarray as xr
 from scipy.spatial.transform import Rotation
 
 from frylinks import FrylinksError, ModelError, System
-from frylinks.registry import Registry
+from frylinks.model.registry import Registry
 
 REGISTRY = Registry()
 

@@ -19,10 +19,10 @@ import yaml
 
 import frylinks
 from frylinks import ModelError, System
-from frylinks.case import load_case
 from frylinks.errors import CaseError
+from frylinks.io.case import load_case
+from frylinks.model.registry import Registry
 from frylinks.params import parse_params
-from frylinks.registry import Registry
 
 REGISTRY = Registry()
 TABLE = REGISTRY.types["signal"]["table"].cls

@@ -25,8 +25,8 @@ from frylinks import hookimpl, testing
 from frylinks.forces import ForceContext, ForceType, Output
 from frylinks.kinematics import NodeFrames, Relative
 from frylinks.links import AxisLink, ConstraintBlock, LinkContext
+from frylinks.model.registry import OUTPUT_DIMS, Registry, TypeInfo
 from frylinks.params import Param
-from frylinks.registry import OUTPUT_DIMS, Registry, TypeInfo
 from frylinks.signals import SignalSpec, SignalType
 
 REGISTRY = Registry()

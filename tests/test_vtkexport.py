@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 import xarray as xr
 
+from frylinks.model.geometry import SceneError, shape_mesh
 from frylinks.rotations import quat_to_matrix
-from frylinks.scene import Scene, SceneError, shape_mesh
-from frylinks.vtkexport import KIND, export_vtk, read_pvd
+from frylinks.views.scene import Scene
+from frylinks.views.vtk import KIND, export_vtk, read_pvd
 from tests.visual import BOX, SPEED, SPIN, moving_box
 
 

@@ -10,8 +10,8 @@
 
 from __future__ import annotations
 
-from .linearise import LinearModel, linearise
-from .modes import modes
-from .operating_point import OperatingPoint, operating_point
+from frylinks.analysis.linearise import LinearModel, linearise
+from frylinks.analysis.modes import modes
+from frylinks.analysis.operating_point import OperatingPoint, operating_point
 
 __all__ = ["LinearModel", "OperatingPoint", "linearise", "modes", "operating_point"]

@@ -25,16 +25,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine import Model, State, evaluate, link_outputs, project
-from ..engine.evaluate import link_context
-from ..engine.model import ForceBlock, body_states
-from ..errors import ModelError
-from ..finite_differences import central
-from ..forces import ForceContext, ForceType
-from ..kinematics import node_frames
-from ..links import DOFS, LinkContext
-from ..rotations import cross
-from ..statics import full_mass, null_space, posed
+from frylinks.engine import Model, State, evaluate, link_outputs, project
+from frylinks.engine.evaluate import link_context
+from frylinks.engine.finite_differences import central
+from frylinks.engine.model import ForceBlock, body_states
+from frylinks.engine.statics import full_mass, null_space, posed
+from frylinks.errors import ModelError
+from frylinks.forces import ForceContext, ForceType
+from frylinks.kinematics import node_frames
+from frylinks.links import DOFS, LinkContext
+from frylinks.rotations import cross
 
 Array = np.ndarray
 

@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.linalg
 
-from ..links import DOFS
-from .linearise import LinearModel
-from .operating_point import OperatingPoint, operating_point
+from frylinks.analysis.linearise import LinearModel
+from frylinks.analysis.operating_point import OperatingPoint, operating_point
+from frylinks.links import DOFS
 
 if TYPE_CHECKING:
     import xarray as xr
 
-    from ..engine import State
-    from ..system import System
+    from frylinks.engine import State
+    from frylinks.model.system import System
 
 Array = np.ndarray
 

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from ..engine import Model, State, assemble, assemble_initial
-from ..errors import ModelError, SimulationError
-from ..system import System
-from .linearise import LinearModel, linearise
+from frylinks.analysis.linearise import LinearModel, linearise
+from frylinks.engine import Model, State, assemble, assemble_initial
+from frylinks.errors import ModelError, SimulationError
+from frylinks.model.system import System
+from frylinks.version import __version__
 
 
 @dataclass
@@ -79,7 +79,7 @@ def operating_point(target: System | str | Path, equilibrium: bool = True,
     if isinstance(target, System):
         system = target
     else:
-        from ..case import load_case
+        from frylinks.io.case import load_case
 
         case_file = str(target)
         system = load_case(target)[0]
@@ -88,7 +88,7 @@ def operating_point(target: System | str | Path, equilibrium: bool = True,
     except ModelError as exc:
         if case_file is None:
             raise
-        from ..case import case_error
+        from frylinks.io.case import case_error
 
         raise case_error(case_file, system.case_text, exc) from None
 
@@ -105,7 +105,7 @@ def _linearised(system: System, equilibrium: bool, state: State | None,
             warnings.warn(moved, UserWarning, stacklevel=3)
         about = "initial state"
         if equilibrium:
-            from ..statics import static_equilibrium
+            from frylinks.engine.statics import static_equilibrium
 
             try:
                 static_equilibrium(model, s)

@@ -33,17 +33,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import FrylinksError, ModelError
-from ..forces import ForceType
-from ..links import DOFS
-from .linearise import LinearModel
-from .operating_point import OperatingPoint, operating_point
+from frylinks.analysis.linearise import LinearModel
+from frylinks.analysis.operating_point import OperatingPoint, operating_point
+from frylinks.errors import FrylinksError, ModelError
+from frylinks.forces import ForceType
+from frylinks.links import DOFS
 
 if TYPE_CHECKING:
     import xarray as xr
 
-    from ..engine import State
-    from ..system import System
+    from frylinks.engine import State
+    from frylinks.model.system import System
 
 Array = np.ndarray
 
@@ -292,7 +292,7 @@ def rao_dataset(op: OperatingPoint, omega: Array, headings_deg: Sequence[float],
     except ModelError as exc:
         if op.case_file is None:
             raise
-        from ..case import case_error
+        from frylinks.io.case import case_error
 
         raise case_error(op.case_file, op.system.case_text, exc) from None
     body = np.stack([r["body"] for r in results])

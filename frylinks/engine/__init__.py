@@ -1,20 +1,32 @@
 """The engine: a system assembled into a :class:`Model`, evaluated and stepped.
 
+It stands on the model (:mod:`frylinks.model`) and the plugin API; it knows nothing of
+case files, netCDF, the command line or pictures (the I/O layer and those above it
+call it).
+
 * :mod:`.model`: assembly (:func:`assemble`) into arrays and blocks of one type each;
   the :class:`State`.
 * :mod:`.evaluate`: the equations of motion at a state, block by block in Python
-  (the path of models with a type that has no compiled kernel, and of outputs).
-* :mod:`.kernels`: the compiled core (body states, node frames, relative kinematics,
-  constraint rows, mass matrices, the constraint solve) in numba.
+  (the path of models with a type that has no compiled kernel, and of outputs); its
+  :func:`link_context`, :func:`constraint_terms`, :func:`point_mass_terms` and
+  :func:`mass_blocks` are what the linear analysis builds on.
+* :mod:`.kernels`, :mod:`.newton`: the compiled core (body states, node frames,
+  relative kinematics, constraint rows, mass matrices, the constraint solve) and the
+  generalized-alpha Newton kernels, in numba; :mod:`.linalg`: the constraint system
+  on the Python path.
 * :mod:`.compose`: the model's compiled step, composed from the core and the kernels
-  of the types it uses, generated once per kind of model and cached on disk.
+  of the types it uses, generated once per kind of model and cached on disk;
+  :mod:`.handle`, :mod:`.sampling`: what it keeps between calls, its output samples.
 * :mod:`.background`: a new kind of model's step compiled in a child process while
   the run goes on interpreted (:mod:`frylinks.interpreted`).
-* :mod:`.handle`, :mod:`.sampling`, :mod:`.newton`: what a compiled step keeps between
-  calls, its output samples, and the generalized-alpha Newton kernels.
+* :mod:`.integrators` (``rk4``, ``dop853``), :mod:`.implicit` (``generalized_alpha``),
+  :mod:`.schemes` (the integrators by name): time stepping; :mod:`.checkpoint`: what a
+  run needs to go on exactly after it stopped.
+* :mod:`.statics` (static equilibrium, with :mod:`.finite_differences`) and
+  :mod:`.joints` (every link's joint at a state, in Arboris' terms).
 """
 
-from .evaluate import (
+from frylinks.engine.evaluate import (
     DIVERGED,
     Evaluation,
     Loads,
@@ -28,11 +40,12 @@ from .evaluate import (
     link_context,
     link_outputs,
     mass_blocks,
+    point_mass_terms,
     project,
     state_derivatives,
     update_angle_refs,
 )
-from .model import ForceBlock, LinkBlock, Model, State, assemble, body_states
+from frylinks.engine.model import ForceBlock, LinkBlock, Model, State, assemble, body_states
 
 __all__ = [
     "DIVERGED",
@@ -54,6 +67,7 @@ __all__ = [
     "link_context",
     "link_outputs",
     "mass_blocks",
+    "point_mass_terms",
     "project",
     "state_derivatives",
     "update_angle_refs",

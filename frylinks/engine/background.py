@@ -47,14 +47,12 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .. import interpreted
-from ..kernel_cache import on_disk
+from frylinks import interpreted
+from frylinks.kernel_cache import on_disk
 
 if TYPE_CHECKING:
-    from .compose import CompiledStep
+    from frylinks.engine.compose import CompiledStep
 
-#: Entry function of each integrator with a compiled step.
-ENTRIES = {"rk4": "advance_rk4", "generalized_alpha": "advance_ga"}
 #: Wait for the child's compile rather than run interpreted meanwhile (set by
 #: ``frylinks cache --build``: it wants everything compiled).
 WAIT = [False]
@@ -140,13 +138,12 @@ def _locked(path: str) -> bool:
 _PIPES: dict[int, int] = {}
 
 
-def start(step: CompiledStep, integrator: str, rho_inf: float) -> None:
-    """Fork a child that compiles the entry of ``integrator`` (``rk4`` or
-    ``generalized_alpha``) of ``step``, unless it is cached or forking is not safe; the
-    run goes on interpreted meanwhile if the tier is on (:func:`begin`) and the step
-    can run so."""
-    entry = ENTRIES.get(integrator)
-    if entry is None or step.child is not None or on_disk(getattr(step.module, entry)):
+def start(step: CompiledStep, entry: str, first_call: Callable[[CompiledStep], None]) -> None:
+    """Fork a child that compiles the entry ``entry`` (``advance_rk4``, ``advance_ga``)
+    of ``step`` by making ``first_call(step)`` (the integrator's, which calls it once),
+    unless it is cached or forking is not safe; the run goes on interpreted meanwhile if
+    the tier is on (:func:`begin`) and the step can run so."""
+    if step.child is not None or on_disk(getattr(step.module, entry)):
         return
     _reap()
     if not _may_fork():
@@ -163,13 +160,7 @@ def start(step: CompiledStep, integrator: str, rho_inf: float) -> None:
 
     def compile_entry() -> None:
         step.build()
-        s = step.model.initial.copy()
-        if integrator == "rk4":
-            step.advance_rk4(s, 0, 0, 0.0, s.t)
-        else:
-            from ..implicit import CompiledStepper
-
-            CompiledStepper(step, rho_inf).report(s)
+        first_call(step)
 
     pid = _fork(compile_entry, held)
     os.close(held)  # (the child holds the lock until it leaves)

@@ -26,7 +26,7 @@ import importlib.util
 import os
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -35,16 +35,17 @@ from typing import Any
 import numba
 import numpy as np
 
-from .. import __version__, interpreted
-from ..errors import SimulationError
-from ..forces import output_width
-from ..kernel_cache import cache_dir, source_hash
-from ..links import DOFS
-from . import background, newton
-from . import kernels as K
-from .handle import Handles
-from .model import Model, State
-from .sampling import NEVER, extra_size, reported_outputs, sample_room
+from frylinks import interpreted
+from frylinks.engine import background, newton
+from frylinks.engine import kernels as K
+from frylinks.engine.handle import Handles
+from frylinks.engine.model import Model, State
+from frylinks.engine.sampling import NEVER, extra_size, reported_outputs, sample_room
+from frylinks.errors import SimulationError
+from frylinks.forces import output_width
+from frylinks.kernel_cache import cache_dir, source_hash
+from frylinks.links import DOFS
+from frylinks.version import __version__
 
 Array = np.ndarray
 
@@ -55,7 +56,7 @@ DENSE_LIMIT = 120
 NOT_CONVERGED = 6
 #: As :data:`frylinks.engine.evaluate.DIVERGED`.
 DIVERGED = 1e-2
-#: As :data:`frylinks.integrators.MAX_DISTANCE`, :data:`~frylinks.integrators.MAX_SPEED`.
+#: As :data:`frylinks.engine.integrators.MAX_DISTANCE` and ``MAX_SPEED``.
 MAX_DISTANCE = 1.0e12
 MAX_SPEED = 3.0e8
 
@@ -70,7 +71,7 @@ def cache_files() -> tuple[dict[str, list[Path]], list[Path]]:
     groups = {d.name: sorted(p for p in d.rglob("*") if p.is_file())
               for d in sorted(root.iterdir()) if d.is_dir()} if root.exists() else {}
     roots = {Path(__file__).resolve().parent.parent}
-    from ..registry import Registry
+    from frylinks.model.registry import Registry
 
     for info in Registry().all():
         module = sys.modules.get(info.cls.__module__)
@@ -619,7 +620,7 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
 def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report, out_links,
                out_forces, out_udot, out_lam, out_zdot, out_extra, build_only, every,
                kept):
-    """Steps k0 + 1 .. k1 (step k ends at t0 + k dt) as frylinks.implicit.Stepper.step:
+    """Steps k0 + 1 .. k1 (step k ends at t0 + k dt) as frylinks.engine.implicit.Stepper.step:
     a step Newton cannot solve is taken as two halves, down to 1/64. The state (x0,
     q0, v0, w0, z0) and memory (udot, a, lam, zdot, udot_prev, zdot_prev; h_prev[0])
     are updated in place at each accepted step, and the state after each step k that
@@ -955,7 +956,8 @@ class CompiledStep:
     integrator (``stepper``: the generalized-alpha stepper using this step, if any), so
     a run compiles one entry; an advance may report too, and the report is kept."""
 
-    def __init__(self, model: Model, child: tuple[str, float] | None = None) -> None:
+    def __init__(self, model: Model,
+                 child: tuple[str, Callable[[CompiledStep], None]] | None = None) -> None:
         self.model = model
         source, modules = generate(model)
         self.source = source
@@ -1121,12 +1123,14 @@ def python_path() -> Iterator[None]:
         _FORCE_PYTHON[0] = before
 
 
-def compiled_step(model: Model, child: tuple[str, float] | None = None
+def compiled_step(model: Model,
+                  child: tuple[str, Callable[[CompiledStep], None]] | None = None
                   ) -> CompiledStep | None:
     """The model's compiled step (built once per model), or None when it runs on the
-    Python path; the reason is kept in ``model.python_reason``. ``child``: the
-    integrator and ``rho_inf`` of the run, whose entry a child process compiles
-    meanwhile if it is not cached (:mod:`.background`)."""
+    Python path; the reason is kept in ``model.python_reason``. ``child``: the entry
+    of the run's integrator and the call that compiles it
+    (:func:`frylinks.engine.schemes.first_call`), which a child process makes meanwhile
+    if the entry is not cached (:mod:`.background`)."""
     if hasattr(model, "_compiled"):
         cached: CompiledStep | None = model._compiled
         return cached

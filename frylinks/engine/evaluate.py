@@ -1,9 +1,9 @@
 """The assembled model and its evaluation: forces, constraints, accelerations.
 
-:class:`Model` is the immutable, array form of a :class:`~frylinks.system.System`
+:class:`Model` is the immutable, array form of a :class:`~frylinks.model.system.System`
 (pinocchio's ``Model``): bodies as arrays, links and forces grouped by type into
 blocks. :class:`State` is plain arrays (pinocchio's ``Data`` is what
-:func:`evaluate` returns). The time-stepping schemes in :mod:`frylinks.integrators`
+:func:`evaluate` returns). The time-stepping schemes in :mod:`frylinks.engine.integrators`
 only call :func:`derivative` and :func:`project`, so an implicit scheme can reuse the
 same residuals and Jacobians.
 
@@ -24,15 +24,15 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
-from ..errors import ModelError, SimulationError
-from ..forces import ForceContext, ForceType
-from ..kinematics import BodyStates, NodeFrames, Relative, node_frames, relative
-from ..links import DOFS, LinkContext, LinkType
-from ..rotations import cross, quat_multiply, skew
-from . import kernels as K
-from . import newton as N
-from .compose import core_data
-from .model import ForceBlock, Model, State, body_states
+from frylinks.engine import kernels as K
+from frylinks.engine import newton as N
+from frylinks.engine.compose import core_data
+from frylinks.engine.model import ForceBlock, Model, State, body_states
+from frylinks.errors import ModelError, SimulationError
+from frylinks.forces import ForceContext, ForceType
+from frylinks.kinematics import BodyStates, NodeFrames, Relative, node_frames, relative
+from frylinks.links import DOFS, LinkContext, LinkType
+from frylinks.rotations import cross, quat_multiply, skew
 
 Array = np.ndarray
 
@@ -129,7 +129,7 @@ def _mass_inverse(model: Model, b: BodyStates) -> Array:
 
 def model_coupling(model: Model) -> tuple[Array, Array] | None:
     """The added mass between bodies as a coupling ``(U, C)`` of the constraint solver
-    (:meth:`frylinks.linalg.ConstraintSolver.factor`): ``U`` selects the coupled bodies'
+    (:meth:`frylinks.engine.linalg.ConstraintSolver.factor`): ``U`` selects the coupled bodies'
     velocities."""
     if model.mass_coupling is None:
         return None

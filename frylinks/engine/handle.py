@@ -15,7 +15,7 @@ from typing import Any
 from numba import config, njit, types
 from numba.experimental import structref
 
-from ..kernel_cache import cached
+from frylinks.kernel_cache import cached
 
 
 @structref.register

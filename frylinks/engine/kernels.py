@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..jit import (
+from frylinks.jit import (
     alive,
     copy_into,
     cross3,
@@ -36,11 +36,11 @@ from ..jit import (
     scratch,
     scratch2,
 )
-from ..kinematics import BodyStates, Relative, generalized_into
+from frylinks.kinematics import BodyStates, Relative, generalized_into
 
 Array = np.ndarray
 
-#: Relative regularisation of the constraint system (as :mod:`frylinks.linalg`).
+#: Relative regularisation of the constraint system (as :mod:`frylinks.engine.linalg`).
 EPS = 1e-10
 
 #: Status codes of a compiled step (see :func:`.compose.raise_status`).
@@ -662,7 +662,7 @@ def stages(n: int) -> Array:
 @kernel
 def rk4_stage(y: Array, t: float, dt: float, r: Array, st: int) -> tuple[Array, float]:
     """The state and time of rk4's stage ``st`` (0-3) from the rates of the stages
-    before it (as :func:`frylinks.integrators.rk4`)."""
+    before it (as :func:`frylinks.engine.integrators.rk4`)."""
     if st == 0:
         return y.copy(), t
     if st == 3:

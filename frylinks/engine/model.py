@@ -1,4 +1,4 @@
-"""Assembly: a :class:`~frylinks.system.System` turned into arrays.
+"""Assembly: a :class:`~frylinks.model.system.System` turned into arrays.
 
 :class:`Model` is the immutable, array form of a system (pinocchio's ``Model``):
 bodies as arrays, links and forces grouped by type into blocks. :class:`State` is the
@@ -15,16 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ElementError, ModelError
-from ..forces import ForceContext, ForceType
-from ..kinematics import BodyStates, NodeSet, body_states_kernel, node_frames
-from ..linalg import ConstraintSolver
-from ..links import LinkType
-from ..params import parse_params
-from ..registry import Registry, TypeInfo
-from ..rotations import quat_to_matrix
-from ..signals import SignalBank, SignalSpec
-from ..system import Node, System
+from frylinks.engine.linalg import ConstraintSolver
+from frylinks.errors import ElementError, ModelError
+from frylinks.forces import ForceContext, ForceType
+from frylinks.kinematics import BodyStates, NodeSet, body_states_kernel, node_frames
+from frylinks.links import LinkType
+from frylinks.model.registry import Registry, TypeInfo
+from frylinks.model.system import Node, System
+from frylinks.params import parse_params
+from frylinks.rotations import quat_to_matrix
+from frylinks.signals import SignalBank, SignalSpec
 
 Array = np.ndarray
 

@@ -1,6 +1,6 @@
 """Compiled parts of the generalized-alpha step that do not depend on the model.
 
-They follow :class:`frylinks.implicit.Newton` and :class:`frylinks.implicit.Stepper`
+They follow :class:`frylinks.engine.implicit.Newton` and :class:`frylinks.engine.implicit.Stepper`
 operation by operation, for the dense Newton matrix of a small model: the kept tangent
 weighed with the multipliers, the mass blocks, the constraint rows, equilibrated and
 factored by LU with partial pivoting. The step's loop, which evaluates the model's
@@ -17,12 +17,21 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..jit import alive, copy_into, helper, kernel, quat_mul, rotvec_to_quat3, scratch, scratch2
-from .kernels import world_inertia
+from frylinks.engine.kernels import world_inertia
+from frylinks.jit import (
+    alive,
+    copy_into,
+    helper,
+    kernel,
+    quat_mul,
+    rotvec_to_quat3,
+    scratch,
+    scratch2,
+)
 
 Array = np.ndarray
 
-# Tuning of the generalized-alpha Newton iterations (both paths: frylinks.implicit
+# Tuning of the generalized-alpha Newton iterations (both paths: frylinks.engine.implicit
 # and the compiled step read them here).
 #: Newton stops when a correction is below this (m, relative to the model's size; rad).
 NEWTON_TOL = 1e-9
@@ -163,7 +172,7 @@ def factor(Dtan: Array, dV: Array, lam: Array, bp: float, mass: Array, values: A
            vrows: Array, vcols: Array, colour: Array, prow: Array, pcol: Array, nr: int,
            W: Room, slot: Array, C: Array) -> bool:
     """The equilibrated Newton matrix, factored into ``W`` (``LU``, ``piv``, ``scale``,
-    ``rhs_scale``); False when singular (:meth:`frylinks.implicit.Newton.factor`).
+    ``rhs_scale``); False when singular (:meth:`frylinks.engine.implicit.Newton.factor`).
     ``slot`` and ``C``: the added mass between bodies (:mod:`.kernels`), whose pairs
     the pattern ``prow, pcol`` holds."""
     nb = mass.shape[0]

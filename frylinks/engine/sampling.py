@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from ..errors import SimulationError
-from ..forces import output_width
-from .kernels import REPORT_NONE, REPORT_SAMPLES
-from .model import Model, State
+from frylinks.engine.kernels import REPORT_NONE, REPORT_SAMPLES
+from frylinks.engine.model import Model, State
+from frylinks.errors import SimulationError
+from frylinks.forces import output_width
 
 if TYPE_CHECKING:
-    from .compose import CompiledStep
+    from frylinks.engine.compose import CompiledStep
 
 Array = np.ndarray
 

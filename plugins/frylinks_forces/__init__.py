@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from frylinks import hookimpl
+from frylinks.hookspecs import hookimpl
 
 from .exudyn import LinearSpringDamper, TorsionalSpringDamper
 from .frames import Force, Torque

@@ -3,7 +3,7 @@ third-party plugin."""
 
 from __future__ import annotations
 
-from frylinks import hookimpl
+from frylinks.hookspecs import hookimpl
 
 from .cylindrical import CylindricalLink
 from .drivers import PrescribedAcceleration, PrescribedDisplacement, PrescribedVelocity

@@ -7,7 +7,7 @@ Frames are right-handed, z up, origin at the still-water level; waves travel tow
 
 from __future__ import annotations
 
-from frylinks import hookimpl
+from frylinks.hookspecs import hookimpl
 
 from .bem import Radiation, WaveExcitation
 from .body_forces import AddedMass, LinearDamping, LinearHydrostatics, QuadraticDamping

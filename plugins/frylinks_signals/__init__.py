@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from frylinks import hookimpl
+from frylinks.hookspecs import hookimpl
 
 from .basic import Constant, LinearSpline, Ramp, Sine
 from .table import Table

@@ -14,7 +14,7 @@ import pytest
 import xarray as xr
 from scipy.spatial.transform import Rotation
 
-from frylinks.system import Node
+from frylinks.model.system import Node
 
 
 def quat_matrix(q: np.ndarray) -> np.ndarray:

@@ -42,7 +42,7 @@ import yaml
 from scipy.spatial.transform import Rotation
 
 import frylinks
-from frylinks.case import load_case
+from frylinks.io.case import load_case
 
 G = 9.81
 L0 = 1.0       # rest lengths [m]

@@ -25,7 +25,7 @@ import xarray as xr
 import frylinks
 from frylinks.analysis import modes
 from frylinks.analysis.rao import rao
-from frylinks.case import load_case
+from frylinks.io.case import load_case
 
 ROOT = Path(__file__).resolve().parents[2]
 SPHERE = ROOT / "plugins" / "frylinks_marine" / "data" / "sphere_capytaine.nc"

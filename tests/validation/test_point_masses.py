@@ -16,8 +16,8 @@ import pytest
 
 import frylinks
 from frylinks.forces import ForceType
+from frylinks.model.registry import Registry
 from frylinks.params import Param
-from frylinks.registry import Registry
 
 M, K, R0, G, F, MS = 3.0, 400.0, 0.0, 9.81, 0.3, 2.0
 

@@ -25,7 +25,7 @@ from frylinks_marine.bem import load_bodies, load_database
 from frylinks_marine.radiation import cached_state_space
 
 import frylinks
-from frylinks.case import load_case
+from frylinks.io.case import load_case
 
 CASE = Path(__file__).resolve().parents[2] / "cases" / "rm3.yaml"
 DATA = CASE.parent.parent / "plugins" / "frylinks_marine" / "data" / "rm3_hydrodynamics.nc"

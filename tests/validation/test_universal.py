@@ -30,7 +30,8 @@ from scipy.spatial.transform import Rotation
 
 import frylinks
 from frylinks.engine import assemble
-from frylinks.joints import RzRyJoint, link_joints
+from frylinks.engine.joints import link_joints
+from frylinks.joints import RzRyJoint
 
 BETA = np.radians(30.0)
 OMEGA0 = 4.0 * np.pi          # input speed at the start [rad/s]

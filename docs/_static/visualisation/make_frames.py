@@ -12,8 +12,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from frylinks.animate import frame_images
-from frylinks.visualise import open_results
+from frylinks.views.animate import frame_images
+from frylinks.views.reading import open_results
 
 HERE = Path(__file__).parent
 #: case -> (time drawn [s], camera)

@@ -1,12 +1,12 @@
 """Load-case sweeps on dask.distributed: ``frylinks sweep`` and :func:`sweep`.
 
 The client reads the case file, expands the swept values into load cases
-(:mod:`frylinks.loadcases`) and submits one task per case to a dask cluster: a
+(:mod:`frylinks.io.loadcases`) and submits one task per case to a dask cluster: a
 :class:`distributed.LocalCluster` of one single-threaded worker process per core by
 default, or any running scheduler by address. A task gets the case file's text (not its
 path, so a worker need not see the file) and its values, runs the case as
 ``frylinks run`` would, and sends back its samples and status. The client writes each
-case as it arrives (:mod:`frylinks.sweepfile`): a case that fails or diverges is recorded
+case as it arrives (:mod:`frylinks.io.sweepfile`): a case that fails or diverges is recorded
 with its message, an interrupted sweep keeps every finished case, and a resumed one runs
 only those still pending.
 
@@ -34,11 +34,11 @@ import xarray as xr
 import yaml
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from .case import CaseLoader, case_error, read_case
-from .errors import CaseError, FrylinksError, ModelError
-from .loadcases import LoadCaseError, Sweep, check_key, check_list, parse_values
-from .runner import _sigterm_interrupts, run_attributes, run_system, sample_times
-from .sweepfile import (
+from frylinks.errors import CaseError, FrylinksError, ModelError
+from frylinks.io.case import CaseLoader, case_error, read_case
+from frylinks.io.loadcases import LoadCaseError, Sweep, check_key, check_list, parse_values
+from frylinks.io.runner import run_attributes, run_system, sample_times, sigterm_interrupts
+from frylinks.io.sweepfile import (
     COMPLETED,
     PENDING,
     CaseOutcome,
@@ -168,7 +168,7 @@ def sweep(case: str | Path, values: Mapping[str, Any] | None = None,
     bar = _progress(progress, len(plan.cases), store.done)
     why = ""
     try:
-        with _sigterm_interrupts():
+        with sigterm_interrupts():
             if todo:
                 with _client(scheduler, workers) as client:
                     lost = _run_cases(client, plan, todo, store, bar)
@@ -202,8 +202,8 @@ class _Plan:
 def _plan(file: Path, values: Mapping[str, Any] | None, zipped: bool | None,
           given: dict[str, float]) -> _Plan:
     """Read the base case, expand the load cases and fix the results' layout."""
-    from .engine import assemble
-    from .results import coordinates, variables
+    from frylinks.engine import assemble
+    from frylinks.io.results import coordinates, variables
 
     try:
         text = file.read_text(encoding="utf-8")
@@ -243,7 +243,7 @@ def _plan(file: Path, values: Mapping[str, Any] | None, zipped: bool | None,
     attrs["sweep"] = json.dumps({**spec.to_json(), **given})
     swept = {key: [c[key] for c in cases] for key in spec.values}
     layout = Layout(coordinates(model), variables(model), grid, swept,
-                    _units(base.system, spec.values), attrs)
+                    swept_units(base.system, spec.values), attrs)
     return _Plan(file.resolve(), text, spec, cases, given, layout)
 
 
@@ -268,7 +268,7 @@ def _definition(file: Path, text: str, from_file: Sweep | None,
     return Sweep(merged, default if zipped is None else zipped)
 
 
-def _units(system: Any, keys: Any) -> dict[str, str]:
+def swept_units(system: Any, keys: Any) -> dict[str, str]:
     """Units of swept parameters declared by their type (``links.X.P``, ``forces.X.P``,
     ``SETTING.P``, ``SETTING.P.Q``), where the key path leads to one."""
     out: dict[str, str] = {}
@@ -283,11 +283,11 @@ def _units(system: Any, keys: Any) -> dict[str, str]:
             param = info.cls.parameters.get(parts[2]) if info is not None else None
         elif len(parts) == 4 and parts[0] == "links" and parts[2] == "spring_damper" \
                 and parts[1] in system.links:
-            from .schema import _spring_units
+            from frylinks.io.schema import spring_units
 
             info = reg.get("link", system.links[parts[1]].type)
             units = dict(zip(("stiffness", "damping", "rest"),
-                             _spring_units(info.cls.free_dofs), strict=True))
+                             spring_units(info.cls.free_dofs), strict=True))
             if parts[3] in units:
                 out[key] = units[parts[3]]
         elif len(parts) == 3 and parts[0] == "bodies" and parts[2] in BODY_UNITS:
@@ -438,7 +438,7 @@ def _progress(enabled: bool, total: int, done: int) -> Any:
 
 def summary(results: xr.Dataset) -> str:
     """One line per kind of status: ``16 cases: 15 completed, 1 failed``."""
-    from .info import status_counts, status_word
+    from frylinks.io.info import status_counts, status_word
 
     statuses = [str(s) for s in np.asarray(results["status"].values)]
     kinds = status_counts(status_word(s) for s in statuses)

@@ -25,7 +25,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .case import (
+from frylinks.engine.integrators import INTEGRATORS
+from frylinks.io.case import (
     BODY_KEYS,
     BODY_REQUIRED,
     GROUND_KEYS,
@@ -38,11 +39,10 @@ from .case import (
     SOLVER_KEYS,
     TOP_KEYS,
 )
-from .integrators import INTEGRATORS
-from .loadcases import MAX_CASES, RANGE_KEYS, SWEEP_KEYS
-from .params import Param
-from .registry import Registry
-from .system import GROUND_NAMES, NAME_RE, SPRING_KEYS
+from frylinks.io.loadcases import MAX_CASES, RANGE_KEYS, SWEEP_KEYS
+from frylinks.model.registry import Registry
+from frylinks.model.system import GROUND_NAMES, NAME_RE, SPRING_KEYS
+from frylinks.params import Param
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 #: Annotation keyword carrying a parameter's CF units (JSON Schema ignores unknown
@@ -184,7 +184,7 @@ def _discriminated(kind: str, names: list[str]) -> dict[str, Any]:
     }
 
 
-def _spring_units(dofs: tuple[str, ...]) -> tuple[str, str, str]:
+def spring_units(dofs: tuple[str, ...]) -> tuple[str, str, str]:
     """Units of stiffness, damping and rest over ``dofs`` (translations ``t*``, rotations
     ``r*``)."""
     kinds = {d[0] for d in dofs}
@@ -201,7 +201,7 @@ def spring_damper_schema(free: tuple[str, ...]) -> dict[str, Any]:
     scalar: dict[str, Any] = {"type": "number"}
 
     def per_dof(dof: str) -> dict[str, Any]:
-        k, b, r = _spring_units((dof,))
+        k, b, r = spring_units((dof,))
         return {"type": "object", "additionalProperties": False,
                 "properties": _properties(SPRING_KEYS, {
                     "stiffness": _described({"type": "number", "default": 0.0},
@@ -218,7 +218,7 @@ def spring_damper_schema(free: tuple[str, ...]) -> dict[str, Any]:
               {"type": "array", "minItems": nf, "maxItems": nf, "items": _numbers(nf)}]
     several = ": a number (the same on each free DOF), one per free DOF (diagonal) or a " \
               "matrix over the free DOFs" if nf > 1 else ""
-    k, b, r = _spring_units(free)
+    k, b, r = spring_units(free)
     whole_props = {
         "stiffness": _described({"anyOf": matrix, "default": 0.0}, f"stiffness K{several}", k),
         "damping": _described({"anyOf": matrix, "default": 0.0}, f"damping B{several}", b),
@@ -270,8 +270,8 @@ def _inertia() -> dict[str, Any]:
 
 
 def _geometry() -> dict[str, Any]:
-    """A body's ``geometry`` (frylinks.scene.parse_geometry): a mesh file or a shape."""
-    from .scene import SHAPES
+    """A body's ``geometry`` (frylinks.model.geometry.parse_geometry): a mesh file or a shape."""
+    from frylinks.model.geometry import SHAPES
 
     place = {"position": _described(_numbers(3), "geometry frame origin from the COG, "
                                                  "body axes", "m"),
@@ -300,8 +300,8 @@ def _properties(keys: tuple[str, ...], known: Mapping[str, Any], where: str) -> 
     accepts without a schema here is a bug, said at once rather than left out."""
     missing = [k for k in keys if k not in known]
     if missing:
-        raise RuntimeError(f"frylinks.schema: no schema for the {where} key(s) "
-                           f"{', '.join(missing)} accepted by frylinks.case")
+        raise RuntimeError(f"frylinks.io.schema: no schema for the {where} key(s) "
+                           f"{', '.join(missing)} accepted by frylinks.io.case")
     return {k: known[k] for k in keys}
 
 
@@ -311,7 +311,7 @@ def case_schema(registry: Registry | None = None) -> dict[str, Any]:
     Parameters
     ----------
     registry
-        Types to describe; a fresh :class:`~frylinks.registry.Registry` loading every
+        Types to describe; a fresh :class:`~frylinks.model.registry.Registry` loading every
         installed plugin by default.
 
     Returns

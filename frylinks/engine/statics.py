@@ -21,14 +21,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from .engine import Model, State, evaluate, mass_blocks, project
-from .engine.evaluate import constraint_terms, link_context, model_coupling, point_mass_terms
-from .engine.model import body_states
-from .errors import SimulationError
-from .finite_differences import central
-from .forces import ForceContext
-from .kinematics import node_frames
-from .rotations import quat_multiply, rotvec_to_quat
+from frylinks.engine.evaluate import (
+    constraint_terms,
+    evaluate,
+    link_context,
+    mass_blocks,
+    model_coupling,
+    point_mass_terms,
+    project,
+)
+from frylinks.engine.finite_differences import central
+from frylinks.engine.model import Model, State, body_states
+from frylinks.errors import SimulationError
+from frylinks.forces import ForceContext
+from frylinks.kinematics import node_frames
+from frylinks.rotations import quat_multiply, rotvec_to_quat
 
 Array = np.ndarray
 

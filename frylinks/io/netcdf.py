@@ -1,9 +1,9 @@
 """Results streamed to a netCDF4 file while a run goes (DESIGN §4).
 
 The file holds the same variables, coordinates and attributes as the Dataset that
-:func:`frylinks.results.to_dataset` builds, so ``xarray.open_dataset`` on it gives that
+:func:`frylinks.io.results.to_dataset` builds, so ``xarray.open_dataset`` on it gives that
 Dataset back, plus the latest restart point in the group ``/checkpoint`` (see
-:mod:`frylinks.checkpoint`).
+:mod:`frylinks.engine.checkpoint`).
 
 Every write is atomic: the file is copied to ``OUT.nc.part``, the new records are
 appended to the copy, and the copy replaces the file (``os.replace``). The file on disk
@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, Any
 import netCDF4
 import numpy as np
 
-from . import checkpoint as ckpt_io
-from .errors import FrylinksError
-from .results import UNITS_SUFFIX, Variable, coordinates, unit_coordinates, variables
+from frylinks.engine import checkpoint as ckpt_io
+from frylinks.errors import FrylinksError
+from frylinks.io.results import UNITS_SUFFIX, Variable, coordinates, unit_coordinates, variables
 
 if TYPE_CHECKING:
-    from .checkpoint import Checkpoint
-    from .engine import Model
+    from frylinks.engine import Model
+    from frylinks.engine.checkpoint import Checkpoint
 
 #: Least wall time between two writes [s] ...
 FLUSH_SECONDS = 1.0
@@ -65,7 +65,7 @@ class StreamWriter:
 
     Notes
     -----
-    Every variable of :data:`frylinks.results.VARIABLES` is created with its dims,
+    Every variable of :data:`frylinks.io.results.VARIABLES` is created with its dims,
     ``units`` and ``long_name``, zlib-compressed (level 4) and chunked along ``time``.
     Records are written with the latest checkpoint, and only those the checkpoint covers
     (a resumed run starts from the checkpoint, so the file never holds records it would
@@ -111,8 +111,8 @@ class StreamWriter:
         t
             Time [s].
         sample
-            Value of every variable of :data:`~frylinks.results.VARIABLES` at ``t``,
-            without the time dimension (:meth:`frylinks.results.Sampler.sample`).
+            Value of every variable of :data:`~frylinks.io.results.VARIABLES` at ``t``,
+            without the time dimension (:meth:`frylinks.io.results.Sampler.sample`).
         """
         self.append_many(np.array([float(t)]),
                          {name: np.asarray(sample[name])[None] for name in self._shapes
@@ -120,7 +120,7 @@ class StreamWriter:
 
     def append_many(self, times: np.ndarray, records: Mapping[str, np.ndarray]) -> None:
         """Add the records of ``times (m,)``: each variable's values with a leading
-        axis of ``m`` (:meth:`frylinks.results.Sampler.batch`)."""
+        axis of ``m`` (:meth:`frylinks.io.results.Sampler.batch`)."""
         if self._closed:
             raise FrylinksError(f"results file '{self.path}' is already closed")
         m = len(times)
@@ -224,7 +224,7 @@ def define_results(ds: netCDF4.Dataset, coords: Mapping[str, Any],
     coords
         Name coordinates (``body``, ``link``, ``xyz``, ...: dimension -> labels).
     variables
-        The result variables (:func:`frylinks.results.variables`).
+        The result variables (:func:`frylinks.io.results.variables`).
     attrs
         Global attributes.
     nb_times
@@ -237,7 +237,7 @@ def define_results(ds: netCDF4.Dataset, coords: Mapping[str, Any],
     Variables are zlib-compressed (level 4) and chunked along ``time`` (one case per
     chunk), with their ``units`` and ``long_name``; a variable over ``dof`` with mixed
     units names its per-DOF units coordinate in its ``coordinates`` attribute
-    (:func:`frylinks.results.unit_coordinates`).
+    (:func:`frylinks.io.results.unit_coordinates`).
     """
     ds.setncatts({k: _attribute(v) for k, v in attrs.items()})
     ds.createDimension("time", nb_times)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from .errors import FrylinksError
+from frylinks.errors import FrylinksError
 
 #: How long :func:`open_results` retries while a writer holds the file [s].
 OPEN_RETRY_SECONDS = 5.0
@@ -146,7 +146,7 @@ def _checkpoint_time(path: Path) -> float | None:
     """Time of the restart point saved in the file, if any."""
     import netCDF4
 
-    from .checkpoint import GROUP
+    from frylinks.engine.checkpoint import GROUP
 
     try:
         with netCDF4.Dataset(path) as nc:
@@ -398,7 +398,7 @@ def _table(ds: xr.Dataset) -> list[str]:
             for name, var in ds.data_vars.items()]
     if not rows:
         return ["no data variables"]
-    return _aligned([header, *rows])
+    return aligned([header, *rows])
 
 
 def units_text(ds: xr.Dataset, name: str) -> str:
@@ -412,7 +412,7 @@ def units_text(ds: xr.Dataset, name: str) -> str:
     return f"{', '.join(distinct)} per dof"
 
 
-def _aligned(rows: Iterable[tuple[str, ...]]) -> list[str]:
+def aligned(rows: Iterable[tuple[str, ...]]) -> list[str]:
     rows = list(rows)
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]) - 1)]
     return ["  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)),

@@ -53,25 +53,31 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.linalg import lu_factor, lu_solve
 
-from .checkpoint import Checkpoint, restore_memory, take
-from .engine import (
-    Model,
-    State,
+from frylinks.engine.checkpoint import Checkpoint, restore_memory, take
+from frylinks.engine.compose import (
+    NOT_CONVERGED,
+    CompiledStep,
+    compiled_step,
+    kept_count,
+    status_error,
+)
+from frylinks.engine.evaluate import (
     accept,
     applied,
-    body_states,
     constraint_terms,
     evaluate,
+    joined,
     link_context,
     mass_blocks,
+    model_coupling,
     project,
     state_derivatives,
 )
-from .engine.compose import NOT_CONVERGED, CompiledStep, compiled_step, kept_count, status_error
-from .engine.evaluate import joined, model_coupling
-from .engine.handle import Handles
-from .engine.kernels import REPORT_END, REPORT_NONE
-from .engine.newton import (
+from frylinks.engine.handle import Handles
+from frylinks.engine.integrators import check_finite, fixed_steps_only, itself, nb_steps, restored
+from frylinks.engine.kernels import REPORT_END, REPORT_NONE
+from frylinks.engine.model import Model, State, body_states
+from frylinks.engine.newton import (
     EPS,
     FD_STEP,
     JUMP,
@@ -83,9 +89,9 @@ from .engine.newton import (
     STATE_TOL,
     step_room,
 )
-from .engine.sampling import NEVER, Batch, compiled_samples, sample_room
-from .errors import SimulationError
-from .rotations import quat_multiply, rotvec_to_quat
+from frylinks.engine.sampling import NEVER, Batch, compiled_samples, sample_room
+from frylinks.errors import SimulationError
+from frylinks.rotations import quat_multiply, rotvec_to_quat
 
 Array = np.ndarray
 
@@ -585,11 +591,10 @@ def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every
                       on_checkpoint: Any = None, outputs: bool = True, batches: bool = False
                       ) -> Iterator[Any]:
     """Fixed-step generalized-alpha; yields ``state`` (updated in place) at t0 and every
-    ``every`` steps. Parameters as :func:`frylinks.integrators.rk4`, and ``rho_inf``,
+    ``every`` steps. Parameters as :func:`frylinks.engine.integrators.rk4`, and ``rho_inf``,
     the spectral radius at infinite frequency in [0, 1]."""
-    from .integrators import _check, _itself, _restore, fixed_steps_only, nb_steps
 
-    hand = Batch.of if batches else _itself
+    hand = Batch.of if batches else itself
 
     fixed_steps_only(model, "generalized_alpha")
     compiled = compiled_step(model)
@@ -605,7 +610,7 @@ def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every
             on_checkpoint(_take(model, s, samples, 0, t0, mem, stepper))
         yield hand(s)
     else:
-        s = _restore(model, state, resume)
+        s = restored(model, state, resume)
         t0, k0, samples = resume.t0, resume.step, resume.samples
         extra = resume.extra
         mem = Memory.from_arrays(extra)
@@ -635,7 +640,7 @@ def generalized_alpha(model: Model, state: State, t_end: float, dt: float, every
         return
     for k in range(k0 + 1, n + 1):
         new, mem = stepper.step(s, mem, dt, t0 + k * dt)
-        _check(new)
+        check_finite(new)
         s.set(new)
         accept(model, s)
         if k % every == 0:

@@ -19,16 +19,16 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from .engine import Model, State, body_states, evaluate, force_outputs, link_outputs
-from .engine.compose import compiled_step
-from .engine.evaluate import add_added_mass_wrenches
-from .engine.sampling import Batch, reported_outputs
-from .errors import ModelError
-from .forces import ForceContext, output_columns
-from .info import ELEMENT_SUFFIX, UNITS_SUFFIX
-from .kinematics import node_frames
-from .links import DOFS
-from .rotations import quat_to_matrix, quat_to_roll_pitch_yaw
+from frylinks.engine import Model, State, body_states, evaluate, force_outputs, link_outputs
+from frylinks.engine.compose import compiled_step
+from frylinks.engine.evaluate import add_added_mass_wrenches
+from frylinks.engine.sampling import Batch, reported_outputs
+from frylinks.errors import ModelError
+from frylinks.forces import ForceContext, output_columns
+from frylinks.io.info import ELEMENT_SUFFIX, UNITS_SUFFIX
+from frylinks.kinematics import node_frames
+from frylinks.links import DOFS
+from frylinks.rotations import quat_to_matrix, quat_to_roll_pitch_yaw
 
 
 @dataclass(frozen=True)
@@ -232,7 +232,7 @@ class Sampler:
         reported = {r.block for r in reported_outputs(model)}
         for j, blk in enumerate(model.force_blocks):
             if blk.added is not None or blk.coupled is not None:
-                add_added_mass_wrenches(blk, udot, _levers(blk.attachments[0], q),
+                add_added_mass_wrenches(blk, udot, levers(blk.attachments[0], q),
                                         out["force_force"], out["force_torque"])
             if blk.kind.outputs and j not in reported:  # outputs in plain numpy
                 rows = []
@@ -251,7 +251,7 @@ class Sampler:
         return out
 
 
-def _levers(nodes: Any, q: np.ndarray) -> np.ndarray:
+def levers(nodes: Any, q: np.ndarray) -> np.ndarray:
     """The lever arms COG -> node ``(m, n, 3)`` (world axes) of ``nodes`` at the
     orientations ``q (m, nb, 4)`` (zero for nodes at their COG, the usual case)."""
     if not np.any(nodes.offset):

@@ -7,7 +7,7 @@ given as a list or as an inclusive range (``start:stop:count`` on the command li
 ``{start, stop, count}`` in a case file's ``sweep`` section), and the keys are
 combined as a Cartesian product (the last key varying fastest) or paired (``zip``).
 
-This module knows nothing of runs or clusters (see :mod:`frylinks.sweeps`): the case
+This module knows nothing of runs or clusters (see :mod:`frylinks.io.sweeps`): the case
 reader uses it to check a ``sweep`` section and to apply one case's values.
 """
 
@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 import yaml
 
-from .errors import FrylinksError
-from .params import MAX_MAGNITUDE, did_you_mean, shown
+from frylinks.errors import FrylinksError
+from frylinks.io.yaml_reading import CaseLoader
+from frylinks.params import MAX_MAGNITUDE, did_you_mean, shown
 
 #: Most load cases in one sweep (a product of a few long lists grows fast).
 MAX_CASES = 100_000
@@ -182,8 +183,6 @@ def parse_values(text: str) -> list[Any]:
     LoadCaseError
         For an empty list, a malformed range or an item YAML cannot read.
     """
-    from .case import CaseLoader
-
     text = text.strip()
     parts = text.split(":")
     # YAML 1.1 would read 1:2 as the sexagesimal 62: a colon outside a list is a range

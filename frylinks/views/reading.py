@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .scene import SceneError
+from frylinks.views.scene import SceneError
 
 if TYPE_CHECKING:
     import xarray as xr

@@ -2,7 +2,7 @@
 
 This is the Python API of the case file, one call per key. Every input is checked
 here, so a mistake is reported where it was made, with its key path; the assembled
-arrays the engine works on are built later by :mod:`frylinks.assembly`.
+arrays the engine works on are built later by :mod:`frylinks.engine.model`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import ModelError
-from .links import DOFS
-from .params import (
+from frylinks.errors import ModelError
+from frylinks.links import DOFS
+from frylinks.model.geometry import parse_geometry
+from frylinks.model.orientation import in_range, parse_orientation
+from frylinks.model.registry import Registry, TypeInfo
+from frylinks.params import (
     MAX_MAGNITUDE,
     Param,
     as_float,
@@ -27,85 +30,13 @@ from .params import (
     shown,
     try_array,
 )
-from .registry import Registry, TypeInfo
-from .rotations import axis_angle_to_quat, euler_to_quat, matrix_to_quat
-from .scene import parse_geometry
-from .signals import SignalSpec
+from frylinks.signals import SignalSpec
 
 if TYPE_CHECKING:
-    import xarray as xr
+    pass
 
 GROUND_NAMES = ("ground", "world")
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
-
-
-def parse_orientation(value: Any, path: str) -> np.ndarray:
-    """Unit quaternion [w, x, y, z] from any accepted orientation form.
-
-    Accepted: None (identity); ``{quaternion: [w, x, y, z]}``; ``{euler_deg: [a, b, c],
-    sequence: xyz}`` (lower case intrinsic, upper case extrinsic); ``{axis: [...],
-    angle_deg: a}``; and in Python also a 4-sequence quaternion or a 3x3 matrix.
-    """
-    if value is None:
-        return np.array([1.0, 0.0, 0.0, 0.0])
-    if isinstance(value, Mapping):
-        forms = ("quaternion", "euler_deg", "axis")
-        given = [k for k in forms if k in value]
-        if len(given) != 1:
-            raise ModelError(
-                "give exactly one of {quaternion: [w, x, y, z]}, "
-                "{euler_deg: [a, b, c], sequence: xyz} or {axis: [x, y, z], angle_deg: a}", path)
-        form = given[0]
-        if form == "quaternion":
-            check_keys(value, ("quaternion",), path)
-            q = as_vector(value["quaternion"], f"{path}.quaternion", 4)
-            norm = np.linalg.norm(q)
-            if norm < 1e-12:
-                raise ModelError("quaternion must not be zero", f"{path}.quaternion")
-            return q / norm
-        if form == "euler_deg":
-            check_keys(value, ("euler_deg", "sequence"), path)
-            seq = value.get("sequence", "xyz")
-            if not (isinstance(seq, str) and len(seq) == 3
-                    and all(c in "xyz" for c in seq.lower())
-                    and (seq.islower() or seq.isupper())):
-                raise ModelError(
-                    f"sequence {shown(seq)}: expected three axis letters, lower case for intrinsic "
-                    "(rotating) axes as 'xyz' or 'zyx', upper case for extrinsic as 'XYZ'",
-                    f"{path}.sequence")
-            angles = as_vector(value["euler_deg"], f"{path}.euler_deg")
-            return euler_to_quat(np.radians(angles), seq)
-        check_keys(value, ("axis", "angle_deg"), path)
-        axis = unit_vector(value["axis"], f"{path}.axis")
-        angle = as_float(value.get("angle_deg", 0.0), f"{path}.angle_deg", "degree")
-        return axis_angle_to_quat(axis, np.radians(angle))
-    arr = try_array(value)
-    if arr is not None and arr.shape in ((4,), (3, 3)) and not _in_range(arr):
-        raise ModelError(f"expected finite numbers up to {MAX_MAGNITUDE:g} in magnitude, got "
-                         f"{shown(value)}", path)
-    if arr is not None and arr.shape == (4,) and np.linalg.norm(arr):
-        return arr / np.linalg.norm(arr)
-    if arr is not None and arr.shape == (3, 3):
-        if not np.allclose(arr @ arr.T, np.eye(3), atol=1e-9) or np.linalg.det(arr) < 0:
-            raise ModelError("a rotation matrix must be orthonormal and right-handed", path)
-        return matrix_to_quat(arr)
-    raise ModelError(f"unknown orientation {shown(value)}; accepted: {{quaternion: [w, x, y, "
-                     "z]}, {euler_deg: [a, b, c], sequence: xyz} or {axis: [x, y, z], "
-                     "angle_deg: a}", path)
-
-
-def _in_range(arr: np.ndarray) -> bool:
-    """All finite and at most :data:`~frylinks.params.MAX_MAGNITUDE` in magnitude."""
-    return bool(np.isfinite(arr).all() and (np.abs(arr) <= MAX_MAGNITUDE).all())
-
-
-def unit_vector(value: Any, path: str) -> np.ndarray:
-    """A 3-vector normalised to unit length; zero vectors are refused."""
-    v = as_vector(value, path)
-    n = np.linalg.norm(v)
-    if n < 1e-12:
-        raise ModelError("an axis must not be the zero vector", path)
-    return v / n
 
 
 def parse_inertia(value: Any, path: str) -> np.ndarray:
@@ -119,7 +50,7 @@ def parse_inertia(value: Any, path: str) -> np.ndarray:
         raise ModelError("expected 3 principal values [kg m2], 6 values "
                          f"[Ixx, Iyy, Izz, Ixy, Ixz, Iyz] or a 3x3 matrix, got {shown(value)}",
                          path)
-    if not _in_range(arr):
+    if not in_range(arr):
         raise ModelError(f"expected finite numbers up to {MAX_MAGNITUDE:g} in magnitude, got "
                          f"{shown(value)}", path)
     if arr.shape == (3,):
@@ -169,7 +100,7 @@ class Body:
     angular_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
     nodes: dict[str, Node] = field(default_factory=dict)
     is_ground: bool = False
-    #: What draws the body (:func:`frylinks.scene.parse_geometry`); None: a small sphere.
+    #: What draws the body (:func:`frylinks.model.geometry.parse_geometry`); None: a small sphere.
     geometry: dict[str, Any] | None = None
 
     def add_node(self, name: str, position: Any = (0.0, 0.0, 0.0), orientation: Any = None,
@@ -241,6 +172,10 @@ def _check_name(name: Any, path: str) -> None:
 class System:
     """A multibody system: gravity, bodies, links and forces.
 
+    This is the model as a user builds it; running it is the I/O layer's
+    (:class:`frylinks.System`, :class:`frylinks.io.runner.System`, adds ``run``), so the
+    model knows nothing of the engine that steps it.
+
     Parameters
     ----------
     gravity
@@ -298,7 +233,7 @@ class System:
         geometry
             What draws the body (``frylinks animate``, ``frylinks export``), optional:
             ``{mesh: FILE}`` or ``{shape: box | cylinder | sphere, ...}``, see
-            :func:`frylinks.scene.parse_geometry`.
+            :func:`frylinks.model.geometry.parse_geometry`.
         """
         path = f"bodies.{name}"
         _check_name(name, path)
@@ -461,58 +396,6 @@ class System:
         self.settings[name] = parsed
         return parsed
 
-    def run(self, t_end: float, dt: float, integrator: str = "rk4", every: int = 1,
-            rtol: float = 1e-9, atol: float = 1e-12, rho_inf: float = 0.8,
-            output: Any = None, progress: bool = False, resume: bool = False,
-            initial_equilibrium: bool = False, in_memory: bool = True) -> xr.Dataset:
-        """Integrate from the initial state to ``t_end`` and return the results.
-
-        Parameters
-        ----------
-        t_end
-            End time [s].
-        dt
-            Step [s] (``rk4``, ``generalized_alpha``), or the output interval of the
-            adaptive ``dop853``.
-        integrator
-            ``rk4`` (explicit, fixed step), ``dop853`` (adaptive, ``rtol``/``atol``) or
-            ``generalized_alpha`` (implicit, fixed step: stiff springs, moorings, long
-            chains; its numerical damping set by ``rho_inf``).
-        rho_inf
-            Spectral radius of ``generalized_alpha`` at infinite frequency, in [0, 1]:
-            1 keeps every frequency's amplitude, lower values damp the ones far above
-            ``1/dt`` (0.8 damps them by 20 % a step and costs nothing at the resolved
-            frequencies).
-        every
-            Keep one sample every ``every`` steps.
-        output
-            A netCDF path: results are streamed there while the run goes.
-        progress
-            Show a progress bar (rate and ETA) on a terminal.
-        resume
-            Continue the run saved in ``output`` from its last checkpoint (after Ctrl-C,
-            ``kill``, a divergence, or to extend it to a later ``t_end``); the result
-            equals the uninterrupted run to round-off and holds the whole run.
-        initial_equilibrium
-            First move the bodies to the pose where the forces balance (still water,
-            zero velocities), then start the dynamics from there.
-        in_memory
-            With False and an ``output`` file, keep no results in memory and return the
-            file's Dataset, read when its values are asked for (a long run's every
-            variable can take gigabytes).
-
-        Returns
-        -------
-        xarray.Dataset
-            Variables of DESIGN §4.
-        """
-        from .runner import run_system
-
-        return run_system(self, t_end=t_end, dt=dt, integrator=integrator, every=every,
-                          rtol=rtol, atol=atol, rho_inf=rho_inf, output=output,
-                          progress=progress, resume=resume,
-                          initial_equilibrium=initial_equilibrium, in_memory=in_memory)
-
 
 SPRING_KEYS = ("stiffness", "damping", "rest")
 
@@ -563,7 +446,7 @@ def _matrix(value: Any, nf: int, path: str) -> np.ndarray:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return np.eye(nf) * as_float(value, path)
     arr = try_array(value)
-    if arr is not None and _in_range(arr):
+    if arr is not None and in_range(arr):
         if arr.shape == (nf,):
             return np.diag(arr)
         if arr.shape == (nf, nf):

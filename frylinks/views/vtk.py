@@ -1,7 +1,7 @@
 """ParaView files of a results Dataset: a ``.pvd`` time collection of ``.vtu`` files
 (``frylinks export OUT.nc --vtk DIR``).
 
-Each time step is one unstructured grid holding the whole scene (:mod:`frylinks.scene`):
+Each time step is one unstructured grid holding the whole scene (:mod:`frylinks.views.scene`):
 the bodies' surfaces, each node's frame as three short lines, the links and force lines,
 and the free surface. A user colours by the cell data ``kind`` (0 body, 1 node frame, 2
 link, 3 force line, 4 free surface), ``body`` (index in the results' ``body``, -1
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .scene import Frames, Scene, SceneError
+from frylinks.views.scene import Frames, Scene, SceneError
 
 if TYPE_CHECKING:
     import xarray as xr

@@ -1,4 +1,4 @@
-"""YAML case files (DESIGN §3): read one file into a :class:`~frylinks.system.System`.
+"""YAML case files (DESIGN §3): read one file into a :class:`~frylinks.model.system.System`.
 
 The file is parsed as ``yaml.safe_load`` does (no Python tags, no code execution; see
 :class:`CaseLoader` for the one difference, numbers like ``5.0e4``) and
@@ -16,7 +16,6 @@ file cannot drift from the Python API.
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,12 +23,14 @@ from typing import Any, NoReturn
 
 import yaml
 
-from .errors import CaseError, FrylinksError, ModelError
-from .integrators import ADAPTIVE, INTEGRATORS, nb_steps
-from .loadcases import LoadCaseError, Sweep, read_sweep, set_value
-from .params import as_float, check_keys, did_you_mean, relative_to, shown
-from .registry import Registry, TypeInfo
-from .system import Body, System
+from frylinks.engine.integrators import ADAPTIVE, INTEGRATORS, nb_steps
+from frylinks.errors import CaseError, FrylinksError, ModelError
+from frylinks.io.loadcases import LoadCaseError, Sweep, read_sweep, set_value
+from frylinks.io.runner import System
+from frylinks.io.yaml_reading import CaseLoader
+from frylinks.model.registry import Registry, TypeInfo
+from frylinks.model.system import Body
+from frylinks.params import as_float, check_keys, did_you_mean, relative_to, shown
 
 #: The case-file schema version this frylinks reads.
 SCHEMA_VERSION = 1
@@ -41,23 +42,6 @@ OUTPUT_KEYS = ("every",)
 #: Largest ``output.every``: any more is no output at all, and beyond the float range
 #: ``dt * every`` cannot be computed.
 MAX_EVERY = 10**15
-
-
-class CaseLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that also reads ``5.0e4`` and ``1e5`` as numbers.
-
-    PyYAML follows YAML 1.1, where a float's exponent needs a sign: ``stiffness: 5.0e4``
-    would be the text ``'5.0e4'``. YAML 1.2 (and every engineer) reads a number. Only
-    this implicit resolver is added: the loader constructs plain data exactly as
-    ``yaml.safe_load`` does and refuses ``!!python`` tags.
-    """
-
-
-CaseLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
-    list("-+0123456789."),
-)
 
 
 def _keywords(method: Callable[..., Any], skip: tuple[str, ...] = ("self", "name")

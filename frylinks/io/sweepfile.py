@@ -7,8 +7,8 @@ run) and ``wall_time (case)`` how long it took. A case's samples sit on the swee
 time grid (the union of the cases' grids, which differ only when the solver is swept);
 samples a case does not have (it failed, diverged, or has a coarser grid) are NaN.
 
-With a file, every write is atomic (:func:`frylinks.netcdf.replace`) and spaced as a
-run's are (:data:`frylinks.netcdf.FLUSH_SECONDS`), so the file is always a complete
+With a file, every write is atomic (:func:`frylinks.io.netcdf.replace`) and spaced as a
+run's are (:data:`frylinks.io.netcdf.FLUSH_SECONDS`), so the file is always a complete
 netCDF file holding every case written so far: an interrupted or killed sweep keeps
 them, and ``--resume`` runs only the ``pending`` ones.
 """
@@ -27,10 +27,17 @@ import numpy as np
 import xarray as xr
 import yaml
 
-from .errors import FrylinksError
-from .info import CASE_DIM
-from .netcdf import FLUSH_BYTES, FLUSH_COST_RATIO, FLUSH_SECONDS, create, define_results, replace
-from .results import Variable, unit_coordinates
+from frylinks.errors import FrylinksError
+from frylinks.io.info import CASE_DIM
+from frylinks.io.netcdf import (
+    FLUSH_BYTES,
+    FLUSH_COST_RATIO,
+    FLUSH_SECONDS,
+    create,
+    define_results,
+    replace,
+)
+from frylinks.io.results import Variable, unit_coordinates
 
 PENDING = "pending"
 COMPLETED = "completed"
@@ -257,7 +264,7 @@ class SweepStore:
     def dataset(self) -> xr.Dataset:
         """The whole sweep as a Dataset (read back from the file if there is one)."""
         if self.path is not None:
-            from .info import open_results
+            from frylinks.io.info import open_results
 
             with open_results(self.path) as ds:
                 return ds.load()

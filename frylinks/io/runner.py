@@ -10,25 +10,31 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import xarray as xr
 
-from . import __version__
-from .checkpoint import Checkpoint
-from .engine import Model, State, assemble, assemble_initial, background
-from .engine.compose import compiled_step
-from .engine.sampling import Batch
-from .errors import FrylinksError, ModelError, SimulationError
-from .implicit import generalized_alpha
-from .integrators import ADAPTIVE, INTEGRATORS, dop853, fixed_steps_only, nb_steps, rk4
-from .params import as_float
-from .results import Sampler, to_dataset
-from .scene import scene_spec
-
-if TYPE_CHECKING:
-    from .system import System
+from frylinks.engine import Model, State, assemble, assemble_initial, background
+from frylinks.engine.checkpoint import Checkpoint
+from frylinks.engine.compose import compiled_step
+from frylinks.engine.implicit import generalized_alpha
+from frylinks.engine.integrators import (
+    ADAPTIVE,
+    INTEGRATORS,
+    dop853,
+    fixed_steps_only,
+    nb_steps,
+    rk4,
+)
+from frylinks.engine.sampling import Batch
+from frylinks.engine.schemes import first_call
+from frylinks.errors import FrylinksError, ModelError, SimulationError
+from frylinks.io.results import Sampler, to_dataset
+from frylinks.model.geometry import scene_spec
+from frylinks.model.system import System as SystemModel
+from frylinks.params import as_float
+from frylinks.version import __version__
 
 
 def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
@@ -78,7 +84,7 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         else:
             _assemble_initial(model, s, warn=state is None)
             if initial_equilibrium:
-                from .statics import static_equilibrium
+                from frylinks.engine.statics import static_equilibrium
 
                 try:
                     static_equilibrium(model, s)
@@ -91,7 +97,7 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         values: list[dict[str, np.ndarray]] = []
         writer = None
         if output is not None:
-            from .netcdf import StreamWriter
+            from frylinks.io.netcdf import StreamWriter
 
             writer = StreamWriter(output, model, attrs, resume=restart)
             run_kwargs["on_checkpoint"] = writer.checkpoint
@@ -116,7 +122,7 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         errstate = np.errstate(over="ignore", invalid="ignore")
         errstate.__enter__()
         try:
-            with _sigterm_interrupts(defer=True) as pending:
+            with sigterm_interrupts(defer=True) as pending:
                 # the samples of one call of the compiled step at a time: their variables
                 # made, written and kept together (a sample at a time cost 10x the step)
                 for batch in steps:
@@ -197,7 +203,7 @@ def run_attributes(system: System, integrator: str, dt: float, every: int, rtol:
         "atol": atol,
         "rho_inf": rho_inf,
         "case": system.case_text,
-        # what frylinks animate / export draw (frylinks.scene): the model as the run read
+        # what frylinks animate / export draw (frylinks.views.scene): the model as the run read
         # it, mesh paths absolute, also for a model built in Python
         "scene": json.dumps(scene_spec(system)),
         "Conventions": "CF-1.8",
@@ -236,7 +242,7 @@ def _say_path(model: Model, integrator: str, rho_inf: float) -> None:
     (:mod:`frylinks.engine.background`)."""
     if integrator in ADAPTIVE:
         return  # scipy drives dop853 from Python in any case
-    compiled_step(model, (integrator, rho_inf))
+    compiled_step(model, first_call(integrator, rho_inf))
     why = getattr(model, "python_reason", None)
     if why and why[1]:  # a plugin's type (the engine's own reasons are documented)
         warnings.warn(f"this model runs on the Python path, several times slower than the "
@@ -260,8 +266,8 @@ def _restart_point(path: Path, model: Model, attrs: dict[str, Any], t_end: float
     """The checkpoint of ``path``, checked to belong to this model and solver."""
     import netCDF4
 
-    from .checkpoint import read
-    from .results import coordinates
+    from frylinks.engine.checkpoint import read
+    from frylinks.io.results import coordinates
 
     if not path.exists():
         raise FrylinksError(f"cannot resume: no results file '{path}'")
@@ -311,7 +317,7 @@ class _Terminated(KeyboardInterrupt):
 
 
 @contextmanager
-def _sigterm_interrupts(defer: bool = False) -> Iterator[list[KeyboardInterrupt]]:
+def sigterm_interrupts(defer: bool = False) -> Iterator[list[KeyboardInterrupt]]:
     """SIGTERM (a job scheduler's stop, ``kill``) interrupts as Ctrl-C does, in the main
     thread.
 
@@ -355,3 +361,58 @@ def _progress(enabled: bool, total: float, start: float = 0.0) -> Any:
 
 
 __all__ = ["Model", "PythonPathWarning", "run_attributes", "run_system", "sample_times"]
+
+
+class System(SystemModel):
+    """A multibody system that runs: the model's :class:`frylinks.model.System` with
+    :meth:`run`. This is :class:`frylinks.System`, and what case files load into."""
+
+    def run(self, t_end: float, dt: float, integrator: str = "rk4", every: int = 1,
+            rtol: float = 1e-9, atol: float = 1e-12, rho_inf: float = 0.8,
+            output: Any = None, progress: bool = False, resume: bool = False,
+            initial_equilibrium: bool = False, in_memory: bool = True) -> xr.Dataset:
+        """Integrate from the initial state to ``t_end`` and return the results.
+
+        Parameters
+        ----------
+        t_end
+            End time [s].
+        dt
+            Step [s] (``rk4``, ``generalized_alpha``), or the output interval of the
+            adaptive ``dop853``.
+        integrator
+            ``rk4`` (explicit, fixed step), ``dop853`` (adaptive, ``rtol``/``atol``) or
+            ``generalized_alpha`` (implicit, fixed step: stiff springs, moorings, long
+            chains; its numerical damping set by ``rho_inf``).
+        rho_inf
+            Spectral radius of ``generalized_alpha`` at infinite frequency, in [0, 1]:
+            1 keeps every frequency's amplitude, lower values damp the ones far above
+            ``1/dt`` (0.8 damps them by 20 % a step and costs nothing at the resolved
+            frequencies).
+        every
+            Keep one sample every ``every`` steps.
+        output
+            A netCDF path: results are streamed there while the run goes.
+        progress
+            Show a progress bar (rate and ETA) on a terminal.
+        resume
+            Continue the run saved in ``output`` from its last checkpoint (after Ctrl-C,
+            ``kill``, a divergence, or to extend it to a later ``t_end``); the result
+            equals the uninterrupted run to round-off and holds the whole run.
+        initial_equilibrium
+            First move the bodies to the pose where the forces balance (still water,
+            zero velocities), then start the dynamics from there.
+        in_memory
+            With False and an ``output`` file, keep no results in memory and return the
+            file's Dataset, read when its values are asked for (a long run's every
+            variable can take gigabytes).
+
+        Returns
+        -------
+        xarray.Dataset
+            Variables of DESIGN §4.
+        """
+        return run_system(self, t_end=t_end, dt=dt, integrator=integrator, every=every,
+                          rtol=rtol, atol=atol, rho_inf=rho_inf, output=output,
+                          progress=progress, resume=resume,
+                          initial_equilibrium=initial_equilibrium, in_memory=in_memory)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import FrylinksError
+from frylinks.errors import FrylinksError
 
 if TYPE_CHECKING:
     import xarray as xr
@@ -106,7 +106,7 @@ def modes_figure(ds: xr.Dataset, select: dict[str, Any]) -> Figure:
     natural period, the damping ratio and the kind of mode."""
     import matplotlib.pyplot as plt
 
-    from .modes import weights
+    from frylinks.analysis.modes import weights
 
     ds = _selected(ds, select, "a modes file")
     nm = ds.sizes["mode"]
@@ -191,7 +191,7 @@ def describe(path: str | Path) -> str:
     variables."""
     import xarray as xr
 
-    from ..info import _aligned, units_text
+    from frylinks.io.info import aligned, units_text
 
     with xr.open_dataset(path) as ds:
         ds.load()
@@ -215,7 +215,7 @@ def describe(path: str | Path) -> str:
         if "drag_linearisation" in a:
             rows.append(("drag", str(a["drag_linearisation"])))
     else:
-        from .modes import table
+        from frylinks.analysis.modes import table
 
         rows.append(("modes", str(ds.sizes["mode"])))
         extra = ["", table(ds)]
@@ -226,5 +226,5 @@ def describe(path: str | Path) -> str:
     header = ("variable", "dims", "units", "long_name")
     table_rows = [(str(n), ", ".join(map(str, v.dims)), units_text(ds, str(n)),
                    str(v.attrs.get("long_name", ""))) for n, v in ds.data_vars.items()]
-    lines += ["", *_aligned([header, *table_rows])]
+    lines += ["", *aligned([header, *table_rows])]
     return "\n".join(lines)

@@ -6,7 +6,7 @@ and :func:`engine.project`, and yield the state at every output time.
 * ``dop853``: scipy's adaptive 8th-order Dormand-Prince with ``rtol``/``atol``, the same
   projection after each accepted step; outputs every ``dt`` from its dense output.
 * ``generalized_alpha``: implicit, fixed step, for stiff models, with the spectral radius
-  ``rho_inf`` (:mod:`frylinks.implicit`).
+  ``rho_inf`` (:mod:`frylinks.engine.implicit`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ from typing import Any
 import numpy as np
 from scipy.integrate import DOP853
 
-from .checkpoint import Checkpoint, restore_memory, take
-from .engine import Model, State, accept, derivative, project
-from .engine.compose import compiled_step
-from .engine.sampling import Batch, compiled_samples
-from .errors import ModelError, SimulationError
+from frylinks.engine.checkpoint import Checkpoint, restore_memory, take
+from frylinks.engine.compose import compiled_step
+from frylinks.engine.evaluate import accept, derivative, project
+from frylinks.engine.model import Model, State
+from frylinks.engine.sampling import Batch, compiled_samples
+from frylinks.errors import ModelError, SimulationError
 
 INTEGRATORS = ("rk4", "dop853", "generalized_alpha")
 #: Integrators whose ``dt`` is the output interval (their steps are their own).
@@ -37,7 +38,7 @@ MAX_DISTANCE = 1.0e12  # m, seven times the Earth-Sun distance
 MAX_SPEED = 3.0e8      # m s-1, the speed of light
 
 
-def _check(s: State) -> None:
+def check_finite(s: State) -> None:
     if not (np.isfinite(s.x).all() and np.isfinite(s.v).all() and np.isfinite(s.w).all()):
         raise SimulationError("non-finite body state")
     if s.x.size and (np.abs(s.x).max() > MAX_DISTANCE or np.abs(s.v).max() > MAX_SPEED):
@@ -66,7 +67,7 @@ def nb_steps(t_end: float, dt: float) -> int:
     return n
 
 
-def _restore(model: Model, state: State, ckpt: Checkpoint) -> State:
+def restored(model: Model, state: State, ckpt: Checkpoint) -> State:
     """``state`` (updated in place, so callers see the run go on) set to the checkpoint's."""
     c = ckpt.state.copy()
     state.set(c)
@@ -107,7 +108,7 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         path), with their outputs, for a consumer that handles many at a time (the
         runner's results).
     """
-    hand = Batch.of if batches else _itself
+    hand = Batch.of if batches else itself
     if resume is None:
         s = state
         project(model, s, initial=True)
@@ -117,7 +118,7 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
             on_checkpoint(take(model, s, samples, step=0, t0=t0))
         yield hand(s)
     else:
-        s = _restore(model, state, resume)
+        s = restored(model, state, resume)
         t0, k0, samples = resume.t0, resume.step, resume.samples
     n = nb_steps(t_end - t0, dt)
     step = compiled_step(model)
@@ -143,7 +144,7 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         k3, _ = derivative(model, s.unpacked(y + 0.5 * dt * k2, t + 0.5 * dt))
         k4, _ = derivative(model, s.unpacked(y + dt * k3, t + dt))
         new = s.unpacked(y + (dt / 6.0) * (k1 + 2 * k2 + 2 * k3 + k4), t0 + k * dt)
-        _check(new)
+        check_finite(new)
         project(model, new)  # also advances new.angle_ref, shared with s
         s.set(new)
         accept(model, s)
@@ -154,7 +155,7 @@ def rk4(model: Model, state: State, t_end: float, dt: float, every: int = 1,
             yield hand(s)
 
 
-def _itself(s: State) -> State:
+def itself(s: State) -> State:
     return s
 
 
@@ -177,7 +178,7 @@ def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,
             on_checkpoint(take(model, s, 1, step=0, t0=t0))
         yield s
     else:
-        s = _restore(model, state, resume)
+        s = restored(model, state, resume)
         t0, i, h = resume.t0, resume.samples - 1, resume.h
     n_out = nb_steps(t_end - t0, dt * every)
     out_times = t0 + dt * every * np.arange(1, n_out + 1)
@@ -205,12 +206,12 @@ def dop853(model: Model, state: State, t_end: float, dt: float, every: int = 1,
         dense = solver.dense_output()
         while i < n_out and out_times[i] <= solver.t + 1e-12 * max(1.0, abs(solver.t)):
             sample = s.unpacked(dense(out_times[i]), float(out_times[i])).copy()
-            _check(sample)
+            check_finite(sample)
             project(model, sample)
             yield sample
             i += 1
         stepped = s.unpacked(solver.y.copy(), solver.t).copy()
-        _check(stepped)
+        check_finite(stepped)
         project(model, stepped)
         s.set(stepped)
         s.angle_ref[:] = stepped.angle_ref

@@ -21,7 +21,7 @@ import numpy as np
 if TYPE_CHECKING:
     import netCDF4
 
-    from .engine import Model, State
+    from frylinks.engine.model import Model, State
 
 Array = np.ndarray
 
@@ -122,7 +122,7 @@ def write(ds: netCDF4.Dataset, ckpt: Checkpoint) -> None:
 
 def read(ds: netCDF4.Dataset) -> Checkpoint | None:
     """The checkpoint stored in an open netCDF file, or None if it has none."""
-    from .engine import State
+    from frylinks.engine.model import State
 
     grp = ds.groups.get(GROUP)
     if grp is None or "t" not in grp.ncattrs():

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-from .errors import SimulationError
+from frylinks.errors import SimulationError
 
 Array = np.ndarray
 
@@ -98,7 +98,7 @@ class ConstraintSolver:
             return
         if self.dense and self._wood is None:
             # the compiled step's own factorisation, so both paths solve alike
-            from .engine import kernels as K
+            from frylinks.engine import kernels as K
 
             G = np.zeros((self.nb_rows, 6 * self.nb_bodies))
             G[self.rows, self.cols] = values
@@ -151,7 +151,7 @@ class ConstraintSolver:
         if not self.nb_rows:
             return np.zeros(0)
         if self._jit():
-            from .engine import kernels as K
+            from frylinks.engine import kernels as K
 
             return np.asarray(K.G_dot(self._G, np.ascontiguousarray(u, dtype=float)))
         return np.asarray(self._G @ u.reshape(-1))
@@ -159,7 +159,7 @@ class ConstraintSolver:
     def minv(self, f: Array) -> Array:
         """``M^-1 f`` for ``f (nb, 6)`` (with the coupling, if any)."""
         if self._wood is None:
-            from .engine import kernels as K
+            from frylinks.engine import kernels as K
 
             return np.asarray(K.minv(_blocks_only(self._Minv),
                                      np.ascontiguousarray(f, dtype=float)))
@@ -177,7 +177,7 @@ class ConstraintSolver:
         if not self.nb_rows:
             return np.zeros(0)
         if self._jit():
-            from .engine import kernels as K
+            from frylinks.engine import kernels as K
 
             return np.asarray(K.multipliers(self._A, self._lu,
                                             np.ascontiguousarray(rhs, dtype=float)))
@@ -189,7 +189,7 @@ class ConstraintSolver:
         if not self.nb_rows:
             return np.zeros((self.nb_bodies, 6))
         if self._jit():
-            from .engine import kernels as K
+            from frylinks.engine import kernels as K
 
             return np.asarray(K.G_T(self._G, np.ascontiguousarray(lam, dtype=float),
                                     self.nb_bodies))
@@ -209,6 +209,6 @@ _UNCOUPLED = (np.zeros(0, dtype=np.int64), np.zeros((0, 0)))
 def _blocks_only(Minv: Array) -> Any:
     """The compiled kernels' :class:`~frylinks.engine.kernels.MassInverse` of a block
     diagonal mass (no coupling)."""
-    from .engine.kernels import MassInverse
+    from frylinks.engine.kernels import MassInverse
 
     return MassInverse(np.ascontiguousarray(Minv, dtype=float), *_UNCOUPLED)

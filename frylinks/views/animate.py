@@ -5,7 +5,7 @@ library is needed, so the same code runs on a laptop, a headless server and CI (
 choice is measured in pyproject.toml). GIF files are written through Pillow, MP4 through
 the ffmpeg binary bundled in the ``imageio-ffmpeg`` wheel.
 
-What is drawn comes from :mod:`frylinks.scene`: bodies (their mesh or shape, shaded by a
+What is drawn comes from :mod:`frylinks.views.scene`: bodies (their mesh or shape, shaded by a
 light from above, or a small sphere), node frames (x red, y green, z blue), links (grey;
 a slot along the sliding axis of a prismatic link, an axis for a revolute), force lines
 (orange) and catenary lines along their shape (black), the free surface (blue) where
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .scene import Frames, Scene, SceneError
+from frylinks.views.scene import Frames, Scene, SceneError
 
 if TYPE_CHECKING:
     import xarray as xr

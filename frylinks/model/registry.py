@@ -17,13 +17,13 @@ from typing import Any
 
 import pluggy
 
-from . import hookspecs
-from .errors import PluginError
-from .forces import ForceType, Output
-from .links import LinkType
-from .params import Param
-from .settings import SettingType
-from .signals import SignalType
+from frylinks import hookspecs
+from frylinks.errors import PluginError
+from frylinks.forces import ForceType, Output
+from frylinks.links import LinkType
+from frylinks.params import Param
+from frylinks.settings import SettingType
+from frylinks.signals import SignalType
 
 KINDS = {
     "link": ("frylinks_link_types", LinkType),

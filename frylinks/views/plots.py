@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import xarray as xr
 
-from .errors import FrylinksError
-from .info import (
+from frylinks.errors import FrylinksError
+from frylinks.io.info import (
     CASE_DIM,
     COMPLETED,
     ELEMENT_SUFFIX,
@@ -34,7 +34,7 @@ from .info import (
     status_word,
     swept_coordinates,
 )
-from .params import did_you_mean
+from frylinks.params import did_you_mean
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -100,7 +100,7 @@ def plot(path: str | Path, variable: str | None, select: Selection | None = None
     variable
         A data variable with a ``time`` dimension (``body_position``, ``link_power``);
         of a linear analysis' file, an RAO variable, and None for a modes file (its
-        mode shapes are drawn, :func:`frylinks.analysis.plots.modes_figure`).
+        mode shapes are drawn, :func:`frylinks.views.linear_plots.modes_figure`).
     select
         Dimension -> value (``{"body": "buoy", "xyz": "z"}``). A value is matched
         against the coordinate's labels as a string (``"tz"``, ``"pto"``), or as a
@@ -147,7 +147,7 @@ def plot(path: str | Path, variable: str | None, select: Selection | None = None
     _checked_after(after)
     # read and draw while the file is open (only the selected values are read), then
     # close it before saving, so a run still writing it is held up as little as possible
-    from .analysis.plots import analysis_figure, analysis_kind
+    from frylinks.views.linear_plots import analysis_figure, analysis_kind
 
     kind = analysis_kind(path)
     if kind is not None:  # a linear analysis' file: against the wave period
@@ -170,7 +170,7 @@ def make_figure(results: xr.Dataset, variable: str, select: Selection | None = N
     ----------
     results
         Results, in memory (``System.run``) or opened with
-        :func:`frylinks.info.open_results`.
+        :func:`frylinks.io.info.open_results`.
     variable, select, stat, after
         As in :func:`plot`.
 
