@@ -279,8 +279,24 @@ def _names(code: pytypes.CodeType) -> set[str]:
 
 def interpreting(on: bool) -> None:
     """Turn the interpreted tier on (a background process compiles) or off."""
-    if on:
-        _ACTIVE[0] = on
+    _ACTIVE[0] = on
+
+
+def compiled(dispatcher: Any) -> Callable[..., Any]:
+    """``dispatcher`` called as compiled code whatever the tier: compiled here (or loaded
+    from the cache) for arguments it holds no machine code for. For an entry no child
+    compiles (the reports of an adaptive run), which must not run interpreted with a
+    compiled step's handle."""
+
+    def call(*args: Any) -> Any:
+        before = _ACTIVE[0]
+        _ACTIVE[0] = False
+        try:
+            return dispatcher(*args)
+        finally:
+            _ACTIVE[0] = before
+
+    return call
 
 
 def active() -> bool:

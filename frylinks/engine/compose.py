@@ -1001,6 +1001,8 @@ class CompiledStep:
             return (interpreted.guarded(interpreted.python_function(fn), compiled),
                     handles.plain())
         background.join(self, name)
+        if interpreted.active():  # (no child compiles it: compiled here, not interpreted)
+            fn = interpreted.compiled(fn)
         return fn, handles.compiled()
 
     def build(self) -> None:
