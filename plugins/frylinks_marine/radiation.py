@@ -41,6 +41,7 @@ from threadpoolctl import threadpool_limits
 from frylinks.errors import ModelError
 from frylinks.forces import ForceContext, ForceKernels, ForceType
 from frylinks.jit import kernel
+from frylinks.kernel_cache import cache_dir
 from frylinks.kinematics import NodeFrames
 
 from .dofs import put_wrench
@@ -475,9 +476,7 @@ _CACHE_FORMAT = 1
 def cache_folder() -> Path:
     """Where fitted realisations are kept: the folder ``radiation`` of frylinks' cache,
     which ``frylinks cache`` lists and ``frylinks cache --clear`` empties
-    (:func:`frylinks.engine.compose.cache_dir`)."""
-    from frylinks.engine.compose import cache_dir
-
+    (:func:`frylinks.kernel_cache.cache_dir`)."""
     return cache_dir() / "radiation"
 
 
