@@ -394,7 +394,7 @@ class RadiationStateSpace:
 
     def moved(self, t: Array) -> RadiationStateSpace:
         """The system with inputs and outputs about other points: ``u = T u'`` and
-        ``y' = T^T y`` (``T`` of :func:`~frylinks_marine.hydrodb.transform_matrix`, or
+        ``y' = T^T y`` (``T`` of :func:`~frylinks_marine.rigid_transforms.transform_matrix`, or
         block diagonal for several bodies). The per-entry :attr:`fit_error` and
         :attr:`order` keep describing the original entries."""
         return replace(self, B=self.B @ t, C=t.T @ self.C)
