@@ -18,12 +18,8 @@ import h5py
 import numpy as np
 import pytest
 from frylinks_marine.bemio import read_bemio, read_bemio_bodies
-from frylinks_marine.hydrodb import (
-    DatasetBodyError,
-    is_bemio,
-    read_hydrodynamics,
-    read_hydrodynamics_bodies,
-)
+from frylinks_marine.hydro_files import is_bemio, read_hydrodynamics, read_hydrodynamics_bodies
+from frylinks_marine.hydrodb import DatasetBodyError
 
 import frylinks
 from frylinks.errors import ModelError

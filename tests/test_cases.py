@@ -404,7 +404,7 @@ def point_absorber(ds: xr.Dataset, system: System) -> None:
     -A_inf a - conv; the memory part is the direct convolution of the impulse response
     with the velocity history (within the state-space fit); the probe's elevation is
     the sum of the components; the PTO power is the spring-damper's."""
-    from frylinks_marine.bem import load_database
+    from frylinks_marine.datasets import load_database
     from frylinks_marine.radiation import impulse_response
 
     buoy = system.bodies["buoy"]
@@ -721,7 +721,8 @@ def test_power_matrix_full_sweep_meets_the_frequency_domain_power() -> None:
     """The full sweep: the mean power over whole periods after 60 s against the
     frequency-domain steady state with A(w), B(w) of the dataset: within 0.5 % (measured:
     0.02 to 0.12 %; the state-space fit of the memory is within 2 % of its peak)."""
-    from frylinks_marine.bem import EXAMPLE_DATA, load_database
+    from frylinks_marine.bem import EXAMPLE_DATA
+    from frylinks_marine.datasets import load_database
 
     ds = _power_matrix_sweep(t_end=None)
     system = frylinks.load_case(str(ROOT / "cases" / "power_matrix.yaml"))

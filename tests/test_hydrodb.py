@@ -14,20 +14,16 @@ from typing import Any
 import numpy as np
 import pytest
 import xarray as xr
+from frylinks_marine.capytaine_reader import read_capytaine, read_capytaine_bodies
 from frylinks_marine.dofs import (
     ASYMMETRY_LIMIT,
     ASYMMETRY_ROUND_OFF,
     added_mass_asymmetry,
     symmetric_added_mass,
 )
-from frylinks_marine.hydrodb import (
-    DatasetBodyError,
-    HydroDatabase,
-    frequency_grid_problems,
-    read_capytaine,
-    read_capytaine_bodies,
-    read_hydrodynamics_bodies,
-)
+from frylinks_marine.frequency_grid import frequency_grid_problems
+from frylinks_marine.hydro_files import read_hydrodynamics_bodies
+from frylinks_marine.hydrodb import DatasetBodyError, HydroDatabase
 
 import frylinks
 from frylinks.errors import CaseError, ModelError

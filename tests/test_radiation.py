@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 from frylinks_marine import radiation
-from frylinks_marine.hydrodb import HydroDatabase, read_capytaine
+from frylinks_marine.capytaine_reader import read_capytaine
+from frylinks_marine.hydrodb import HydroDatabase
 from frylinks_marine.radiation import cached_state_space
 
 import frylinks

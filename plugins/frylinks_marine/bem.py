@@ -24,7 +24,8 @@ excitation and radiation (Cummins).
 
 Coefficients are about the COG in world-aligned axes (linear theory: small motions) and
 taken to the environment's water density by
-:meth:`~frylinks_marine.hydrodb.HydroDatabase.at_density` (:func:`in_environment`), the
+:meth:`~frylinks_marine.hydrodb.HydroDatabase.at_density`
+(:func:`~frylinks_marine.datasets.in_environment`), the
 one density rule of every type reading a dataset (``linear_hydrostatics`` too). A body
 of a multi-body dataset is named by ``hydrodynamics_body``. The ``radiation`` forces
 read from one multi-body dataset interact (``interaction: true``, the default; WEC-Sim's
@@ -37,7 +38,6 @@ are realised in one state space with the bodies' own.
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -50,19 +50,13 @@ from frylinks.errors import ElementError, ModelError
 from frylinks.forces import ForceContext, ForceKernels, ForceType, Output
 from frylinks.jit import kernel
 from frylinks.kinematics import NodeFrames
-from frylinks.params import Param, as_path, shown
+from frylinks.params import Param, shown
 
 from .body_forces import BODY
+from .datasets import dataset_path, in_environment, load_bodies, load_database, water_density
 from .dofs import symmetric_added_mass
-from .hydrodb import (
-    DOF_NAMES,
-    DatasetBodyError,
-    HydroDatabase,
-    MultiBodyDatabase,
-    frequency_grid_problems,
-    read_hydrodynamics,
-    read_hydrodynamics_bodies,
-)
+from .frequency_grid import frequency_grid_problems
+from .hydrodb import DOF_NAMES, HydroDatabase
 from .radiation import (
     RadiationMemory,
     RadiationStateSpace,
@@ -85,73 +79,6 @@ HYDRO = Param("path", "", "hydrodynamic data: a Capytaine dataset (netCDF, .nc) 
 HYDRO_BODY = Param("any", "", "the body of a multi-body dataset: Capytaine's body name "
                    "(<name>__Heave), or BEMIO's body name or group (body2); not needed for "
                    "a dataset of one body", default=None)
-
-
-def _path(value: Any) -> Path:
-    path = as_path(value, "hydrodynamics")
-    if not path.is_file():
-        raise ModelError(f"no file '{path}'", "hydrodynamics")
-    return path.resolve()
-
-
-def _body_key(value: Any) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        raise ModelError(f"expected the name of a body of the dataset, got {shown(value)}",
-                         "hydrodynamics_body")
-    return value
-
-
-def load_database(value: Any, body: Any = None) -> HydroDatabase:
-    """The database of ``body`` (a ``hydrodynamics_body``) in the file at path ``value``,
-    read once per file version.
-
-    Raises
-    ------
-    ModelError
-        At ``hydrodynamics`` for a file that cannot be read, at ``hydrodynamics_body`` for
-        a multi-body dataset without it (the message lists the dataset's bodies) or a
-        body the dataset lacks.
-    """
-    path = _path(value)
-    try:
-        return _cached(str(path), path.stat().st_mtime_ns, _body_key(body))
-    except DatasetBodyError as exc:
-        raise exc.keyed("hydrodynamics_body") from None
-    except ModelError as exc:
-        if exc.path == "hydrodynamics_body":
-            raise
-        raise ModelError(exc.message, "hydrodynamics") from None
-
-
-@functools.lru_cache(maxsize=16)
-def _cached(path: str, mtime: int, body: str | None) -> HydroDatabase:
-    return read_hydrodynamics(path, body=body)
-
-
-def load_bodies(value: Any) -> MultiBodyDatabase:
-    """Every body of the dataset at path ``value``, cross-body terms included, read once
-    per file version."""
-    path = _path(value)
-    return _cached_bodies(str(path), path.stat().st_mtime_ns)
-
-
-@functools.lru_cache(maxsize=8)
-def _cached_bodies(path: str, mtime: int) -> MultiBodyDatabase:
-    return read_hydrodynamics_bodies(path)
-
-
-def water_density(ctx: ForceContext, db: HydroDatabase) -> float:
-    """The environment's water density [kg/m^3]; the dataset's without an environment."""
-    env = ctx.settings.get("environment")
-    return float(db.rho) if env is None else float(env.rho)
-
-
-def in_environment(db: HydroDatabase, ctx: ForceContext) -> HydroDatabase:
-    """``db`` at the environment's water density: the one density rule of the marine
-    types (:meth:`~frylinks_marine.hydrodb.HydroDatabase.at_density`)."""
-    return db.at_density(water_density(ctx, db))
 
 
 class DatasetForce(ForceType):
@@ -426,7 +353,7 @@ def _interacting(dbs: Sequence[HydroDatabase], instances: Sequence[Mapping[str, 
     """
     by_file: dict[str, list[int]] = {}
     for i, p in enumerate(instances):
-        by_file.setdefault(str(_path(p["hydrodynamics"])), []).append(i)
+        by_file.setdefault(str(dataset_path(p["hydrodynamics"])), []).append(i)
     groups = []
     for path, members in by_file.items():
         if len(members) < 2 or load_bodies(path).nb_bodies < 2:

@@ -58,16 +58,9 @@ import numpy as np
 
 from frylinks.errors import ModelError
 
-from .hydrodb import (
-    DOF_NAMES,
-    HydroDatabase,
-    MultiBodyDatabase,
-    RawHydro,
-    _by_heading,
-    all_bodies,
-    single_body,
-)
+from .hydrodb import DOF_NAMES, HydroDatabase, MultiBodyDatabase
 from .radiation import RadiationStateSpace, block_diagonal, radiation_kernel
+from .raw_hydro import RawHydro, all_bodies, by_heading, single_body
 
 __all__ = ["read_bemio", "read_bemio_bodies"]
 
@@ -347,7 +340,7 @@ def _read(f: _File) -> RawHydro:
         warnings.warn(f"{where}: the file holds each body's own coefficients only (no "
                       "cross-body columns); the cross-body terms are zero", UserWarning,
                       stacklevel=4)
-    excitation, headings = _by_heading(excitation, headings)
+    excitation, headings = by_heading(excitation, headings)
     state_space = _assembled_state_space(ss_blocks, n, omega, damping)
     return RawHydro(
         bodies=list(names), omega=omega, added_mass=added_mass, radiation_damping=damping,

@@ -26,6 +26,7 @@ from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
 
 from . import dofs
+from .datasets import in_environment, load_database
 from .dofs import MATRIX_DOC, displacement6, matvec6, put_wrench
 
 Array = np.ndarray
@@ -159,8 +160,6 @@ class LinearHydrostatics(ForceType):
             raise ModelError("give a 'stiffness' or a dataset 'hydrodynamics' holding one",
                              "stiffness")
         else:
-            from .bem import load_database
-
             db = load_database(params["hydrodynamics"], params.get("hydrodynamics_body"))
             if db.hydrostatic_stiffness is None:
                 raise ModelError(f"{db.label} has no hydrostatic stiffness; give "
@@ -168,8 +167,6 @@ class LinearHydrostatics(ForceType):
 
     def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
         super().__init__(instances, signal_specs)
-        from .bem import load_database
-
         mats = []
         #: per element, the dataset the stiffness comes from (None: given by the user)
         self._dbs: list[Any] = []
@@ -187,8 +184,6 @@ class LinearHydrostatics(ForceType):
         self.p_ref, self.q_ref, self.buoyancy = np.zeros((n, 3)), np.zeros((n, 4)), np.zeros((n, 3))
 
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
-        from .bem import in_environment
-
         # in place: the kernel data holds these arrays
         for i, db in enumerate(self._dbs):
             if db is not None:  # a dataset's stiffness follows the density rule

@@ -36,6 +36,7 @@ import numpy as np
 from frylinks.errors import ModelError
 from frylinks.forces import Output
 from frylinks.params import Param, as_path, parse_params, shown
+from frylinks.series import read_series
 from frylinks.settings import SettingType
 
 from .wave_kernels import RAMP_SHAPES
@@ -174,11 +175,9 @@ def _numbers(value: Any, path: str, n: int | None, *, minimum: float | None = No
 
 
 def _record(params: Mapping[str, Any]) -> tuple[Array, Array]:
-    """Times and elevations of a ``record`` sea's file (the ``table`` signal's reader),
-    read once per version of the file: configuring, checking and assembling a case (and
-    every case of a sweep in one process) ask for it."""
-    from frylinks_signals.table import read_series
-
+    """Times and elevations of a ``record`` sea's file (:func:`frylinks.series.read_series`,
+    the ``table`` signal's reader too), read once per version of the file: configuring,
+    checking and assembling a case (and every case of a sweep in one process) ask for it."""
     column, variable = params.get("column", 1), params.get("variable")
     try:
         path = as_path(params["file"], "file")
@@ -193,8 +192,6 @@ def _record(params: Mapping[str, Any]) -> tuple[Array, Array]:
 @functools.lru_cache(maxsize=8)
 def _read_record(path: str, stamp: int, column: int | str, variable: str | None
                  ) -> tuple[Array, Array]:
-    from frylinks_signals.table import read_series
-
     times, values = read_series({"file": path, "column": column, "variable": variable})
     times.setflags(write=False)
     values.setflags(write=False)

@@ -22,7 +22,8 @@ docs/marine.md gives the numbers and the costs.
 
 **Compiled.** The kernels call MoorDyn's C API (``MoorDyn_Step``, ``MoorDyn_Init``,
 ``MoorDyn_Serialize``, ``MoorDyn_Deserialize``) through function addresses and the system
-pointer kept as ``int64`` in the kernel data (:func:`c_call`, an LLVM call through a
+pointer kept as ``int64`` in the kernel data
+(:func:`~frylinks_marine.moordyn_library.c_call`, an LLVM call through a
 pointer), so a model with MoorDyn lines keeps its compiled step and the step stays cached
 on disk (no address is compiled in).
 
@@ -54,19 +55,14 @@ import ctypes
 import math
 import os
 import shutil
-import sys
 import tempfile
 import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
-from llvmlite import ir
-from numba import config, types
-from numba.extending import intrinsic
 
 from frylinks.errors import ElementError, ModelError, SimulationError
 from frylinks.forces import ForceContext, ForceKernels, ForceType, Output
@@ -76,19 +72,29 @@ from frylinks.params import Param
 from frylinks.signals import SignalSpec
 
 from .catenary import NB_RESULTS, OK, solve_line
+from .moordyn_input import (
+    LINE_TYPE_KEYS,
+    MoorDynInput,
+    case_lines,
+    read_input,
+    with_options,
+    write_input,
+)
+from .moordyn_library import (
+    DESERIALIZE,
+    ERRORS,
+    INIT,
+    SERIALIZE,
+    SILENT,
+    STEP,
+    Library,
+    c_call,
+    captured_output,
+    last_error,
+)
 
 Array = np.ndarray
 
-#: The MoorDyn release the plugin is written and validated against.
-MOORDYN_VERSION = "2.7.2"
-INSTALL = f"pip install moordyn=={MOORDYN_VERSION}"
-
-#: MoorDyn's error codes (MoorDynAPI.h) and what they mean to a user.
-ERRORS = {-1: "invalid input file", -2: "invalid output file", -3: "invalid input",
-          -4: "NaN in the line states (the lines went unstable: a smaller time_step, more "
-              "damping or fewer segments)",
-          -5: "memory error", -6: "invalid value", -7: "not implemented",
-          -255: "unhandled error"}
 #: Our own codes in ``status``: a non-finite fairlead force, a static catenary failure, a
 #: fairlead force beyond any the lines can pull with (:data:`UNSTABLE_STRAIN`).
 NOT_FINITE = -1000
@@ -101,387 +107,6 @@ UNSTABLE_STRAIN = 1.0
 
 #: ``stage`` of an element (``coupling[:, 0]``): created; initialised at prepare; started.
 CREATED, PREPARED, STARTED = 0.0, 1.0, 2.0
-#: MoorDyn's verbosity level that prints nothing (MOORDYN_NO_OUTPUT).
-SILENT = 4096
-
-
-# ---------------------------------------------------------------------- the C library
-
-@intrinsic
-def _c_call(typingctx: Any, fn: Any, args: Any) -> Any:
-    """``int32 fn(void *, ...)`` at address ``fn`` with a tuple of int64 arguments (each a
-    pointer or a MoorDyn handle), compiled as a call through a function pointer: the
-    address is data, not a constant, so the caller can be cached on disk."""
-    members = getattr(args, "types", None)
-    if members is None or not all(isinstance(a, types.Integer)
-                                  and getattr(a, "bitwidth", 0) == 64 for a in members):
-        return None
-    count = len(members)
-    sig = types.int32(fn, args)
-
-    def codegen(context: Any, builder: Any, signature: Any, llargs: Any) -> Any:
-        ptr = ir.IntType(8).as_pointer()
-        fnty = ir.FunctionType(ir.IntType(32), [ptr] * count)
-        target = builder.inttoptr(llargs[0], fnty.as_pointer())
-        values = [builder.inttoptr(builder.extract_value(llargs[1], k), ptr)
-                  for k in range(count)]
-        return builder.call(target, values)
-
-    return sig, codegen
-
-
-def _c_call_python(fn: int, args: tuple[int, ...]) -> int:
-    """:func:`c_call` through ctypes, for kernels run as Python (NUMBA_DISABLE_JIT=1)."""
-    proto = ctypes.CFUNCTYPE(ctypes.c_int, *[ctypes.c_void_p] * len(args))
-    return int(proto(int(fn))(*[ctypes.c_void_p(int(a)) for a in args]))
-
-
-c_call = cast(Callable[[int, tuple[int, ...]], int],
-              _c_call_python if getattr(config, "DISABLE_JIT", False) else _c_call)
-
-#: Indices of the C functions in the kernels' ``fns`` array.
-STEP, INIT, SERIALIZE, DESERIALIZE = range(4)
-
-
-class Library:
-    """MoorDyn's C library from the ``moordyn`` wheel, loaded once per process."""
-
-    _loaded: Library | None = None
-
-    def __init__(self) -> None:
-        try:
-            import moordyn
-        except ImportError as exc:
-            raise ModelError(f"the force type 'moordyn' needs the Python package moordyn "
-                             f"{MOORDYN_VERSION} ({INSTALL}): {exc}") from None
-        here = Path(moordyn.__file__).resolve().parent
-        found = sorted((here.parent / "moordyn.libs").glob("libmoordyn*.so*"))
-        found += sorted(here.parent.glob("libmoordyn*.so*"))
-        if not found:
-            raise ModelError(f"the package moordyn at {here} holds no libmoordyn shared "
-                             f"library (expected the wheel of moordyn {MOORDYN_VERSION}: "
-                             f"{INSTALL})")
-        lib = ctypes.CDLL(str(found[0]))
-        p, c = ctypes.c_void_p, ctypes.c_char_p
-        lib.MoorDyn_Create.restype = p
-        lib.MoorDyn_Create.argtypes = [c]
-        for name, argtypes in (("MoorDyn_Init", [p, p, p]), ("MoorDyn_Step", [p] * 6),
-                               ("MoorDyn_SetVerbosity", [p, ctypes.c_int]),
-                               ("MoorDyn_Serialize", [p, p, p]),
-                               ("MoorDyn_Deserialize", [p, p]), ("MoorDyn_Close", [p]),
-                               ("MoorDyn_NCoupledDOF", [p, p]),
-                               ("MoorDyn_GetNumberLines", [p, p]),
-                               ("MoorDyn_GetLineN", [p, p]),
-                               ("MoorDyn_GetLineNodePos", [p, ctypes.c_uint, p]),
-                               ("MoorDyn_GetLineNodeTen", [p, ctypes.c_uint, p]),
-                               ("MoorDyn_GetLineNodeForce", [p, ctypes.c_uint, p])):
-            fn = getattr(lib, name)
-            fn.restype = ctypes.c_int
-            fn.argtypes = argtypes
-        lib.MoorDyn_GetLine.restype = p
-        lib.MoorDyn_GetLine.argtypes = [p, ctypes.c_uint]
-        self.lib = lib
-        self.path = str(found[0])
-        address = [ctypes.cast(getattr(lib, n), ctypes.c_void_p).value for n in
-                   ("MoorDyn_Step", "MoorDyn_Init", "MoorDyn_Serialize", "MoorDyn_Deserialize")]
-        #: The C functions' addresses (:data:`STEP`, ...), for the kernels.
-        self.fns = np.array(address, dtype=np.int64)
-
-    @classmethod
-    def get(cls) -> Library:
-        """The library (loaded at the first call); ModelError when moordyn is missing."""
-        if cls._loaded is None:
-            cls._loaded = cls()
-        return cls._loaded
-
-
-@contextmanager
-def _captured() -> Iterator[list[str]]:
-    """Capture what the C library prints on stdout and stderr (file descriptors 1 and 2)
-    meanwhile: MoorDyn reports a bad input file there, before its verbosity can be set."""
-    out: list[str] = []
-    libc = ctypes.CDLL(None)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    with tempfile.TemporaryFile() as tmp:
-        saved = os.dup(1), os.dup(2)
-        try:
-            os.dup2(tmp.fileno(), 1)
-            os.dup2(tmp.fileno(), 2)
-            yield out
-        finally:
-            libc.fflush(None)
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            os.close(saved[0])
-            os.close(saved[1])
-            tmp.seek(0)
-            out.append(tmp.read().decode(errors="replace"))
-
-
-def _last_error(printed: str) -> str:
-    """MoorDyn's error lines in what it printed (its last lines when none is marked)."""
-    lines = [s.strip() for s in printed.splitlines() if s.strip()]
-    marked = [s for s in lines if "rror" in s or "ERR" in s]
-    return "; ".join((marked or lines)[-3:]) or "no message"
-
-
-# ------------------------------------------------------------------ MoorDyn input files
-
-@dataclass
-class MoorDynInput:
-    """What frylinks reads of a MoorDyn input file (MoorDyn reads all of it)."""
-
-    #: line type name -> ``(diameter, mass per length, EA)`` (EA NaN when not a number)
-    line_types: dict[str, tuple[float, float, float]] = field(default_factory=dict)
-    #: point id -> ``(attachment, position)``; attachment ``fixed``, ``coupled``, ``free``
-    points: dict[int, tuple[str, Array]] = field(default_factory=dict)
-    #: ``(id, line type, end A point, end B point, unstretched length, segments)``
-    lines: list[tuple[int, str, int, int, float, int]] = field(default_factory=list)
-    #: option name (lower case) -> value text
-    options: dict[str, str] = field(default_factory=dict)
-    #: bodies or rods in the file (not coupled to frylinks)
-    others: list[str] = field(default_factory=list)
-
-    @property
-    def coupled(self) -> list[int]:
-        """Coupled point ids in MoorDyn's order (the file's)."""
-        return [i for i, (kind, _) in self.points.items() if kind == "coupled"]
-
-
-_SECTIONS = (("LINE TYPE", "types"), ("LINE DICTIONARY", "types"), ("ROD TYPE", "skip"),
-             ("ROD DICTIONARY", "skip"), ("BODIES", "bodies"), ("BODY LIST", "bodies"),
-             ("RODS", "rods"), ("ROD LIST", "rods"), ("POINT", "points"),
-             ("CONNECTION", "points"), ("NODE", "points"), ("LINE", "lines"),
-             ("OPTIONS", "options"), ("OUTPUT", "outputs"))
-_ATTACHMENTS = {"fixed": "fixed", "fix": "fixed", "anchor": "fixed", "coupled": "coupled",
-                "vessel": "coupled", "vel": "coupled", "cpld": "coupled", "free": "free",
-                "connect": "free", "con": "free"}
-
-
-def _number(text: str, what: str, where: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise ModelError(f"{what}: expected a number, got {text!r}", where) from None
-
-
-def read_input(text: str, where: str) -> MoorDynInput:
-    """The lines, points, line types and options of a MoorDyn input file's ``text``
-    (``where`` names the file in errors). Raises ModelError for a row it cannot read."""
-    out = MoorDynInput()
-    section = None
-    header = 0
-    for number, raw in enumerate(text.splitlines(), 1):
-        row = raw.strip()
-        if row.startswith("---"):
-            upper = row.upper()
-            section = next((s for key, s in _SECTIONS if key in upper), None)
-            header = 2 if section in ("types", "bodies", "rods", "points", "lines") else 0
-            continue
-        if not row or section in (None, "skip", "outputs"):
-            continue
-        if header:
-            header -= 1
-            continue
-        cols = row.split()
-        here = f"{where}, line {number}"
-        if section == "options":
-            if len(cols) >= 2:
-                out.options[cols[1].lower()] = cols[0]
-        elif section == "types":
-            if len(cols) < 4:
-                raise ModelError(f"a line type needs name, diameter, mass and EA: {row!r}",
-                                 here)
-            ea = cols[3]
-            try:
-                ea_value = float(ea)
-            except ValueError:
-                ea_value = math.nan  # a table of tension against strain
-            out.line_types[cols[0]] = (_number(cols[1], "diameter", here),
-                                       _number(cols[2], "mass per length", here), ea_value)
-        elif section in ("bodies", "rods"):
-            out.others.append(f"{section[:-1]} {cols[0]}")
-        elif section == "points":
-            if len(cols) < 5:
-                raise ModelError(f"a point needs id, attachment, x, y, z: {row!r}", here)
-            kind = cols[1].lower()
-            kind = _ATTACHMENTS.get(kind, "body" if kind.startswith(("body", "turbine"))
-                                    else kind)
-            pos = np.array([_number(c, "point position", here) for c in cols[2:5]])
-            out.points[int(_number(cols[0], "point id", here))] = (kind, pos)
-        elif section == "lines":
-            if len(cols) < 6:
-                raise ModelError("a line needs id, line type, attach A, attach B, length, "
-                                 f"segments: {row!r}", here)
-            ends = []
-            for c in cols[2:4]:
-                digits = "".join(ch for ch in c if ch.isdigit())
-                ends.append(int(digits) if digits and c[0] not in "RrBb" else -1)
-            out.lines.append((int(_number(cols[0], "line id", here)), cols[1], ends[0],
-                              ends[1], _number(cols[4], "length", here),
-                              int(_number(cols[5], "segments", here))))
-    if not out.lines:
-        raise ModelError("holds no LINES section with a line (is it a MoorDyn v2 input "
-                         "file?)", where)
-    return out
-
-
-#: Keys of a line type in a case file: MoorDyn's column, units, default (None: required).
-LINE_TYPE_KEYS: dict[str, tuple[str, str, float | None, str]] = {
-    "diameter": ("Diam", "m", None, "volume-equivalent diameter d"),
-    "mass": ("Mass/m", "kg m-1", None, "mass per unit length in air"),
-    "axial_stiffness": ("EA", "N", None, "axial stiffness EA"),
-    "axial_damping": ("BA/-zeta", "N s", -1.0,
-                      "internal axial damping BA; negative: minus the damping ratio of each "
-                      "segment's axial mode (MoorDyn's -zeta; -1 critical)"),
-    "bending_stiffness": ("EI", "N m2", 0.0, "bending stiffness EI"),
-    "drag": ("Cd", "1", 1.2, "transverse drag coefficient"),
-    "added_mass": ("Ca", "1", 1.0, "transverse added-mass coefficient"),
-    "axial_drag": ("CdAx", "1", 0.05, "tangential drag coefficient"),
-    "axial_added_mass": ("CaAx", "1", 0.0, "tangential added-mass coefficient"),
-}
-#: Keys of a line in a case file: units, default, meaning.
-LINE_KEYS: dict[str, tuple[str, Any, str]] = {
-    "line_type": ("", None, "a key of line_types"),
-    "anchor": ("m", None, "anchor position, world axes (a fixed point)"),
-    "fairlead": ("m", None, "fairlead position on the body, body axes from the COG"),
-    "length": ("m", None, "unstretched length"),
-    "segments": ("1", 20, "number of segments (lumped masses: segments + 1 nodes)"),
-}
-
-
-def _case_lines(params: Mapping[str, Any]) -> tuple[dict[str, dict[str, float]],
-                                                   list[dict[str, Any]]]:
-    """The ``line_types`` and ``lines`` keys checked, with defaults filled in."""
-    given = params["line_types"]
-    if not isinstance(given, Mapping) or not given:
-        raise ModelError("expected a mapping of line type names to {diameter, mass, "
-                         "axial_stiffness, ...}", "line_types")
-    types_: dict[str, dict[str, float]] = {}
-    for name, lt in given.items():
-        where = f"line_types.{name}"
-        if not isinstance(lt, Mapping):
-            raise ModelError("expected a mapping of " + ", ".join(LINE_TYPE_KEYS), where)
-        unknown = sorted(set(lt) - set(LINE_TYPE_KEYS))
-        if unknown:
-            raise ModelError(f"unknown key {unknown[0]!r}; accepted: "
-                             + ", ".join(LINE_TYPE_KEYS), where)
-        entry: dict[str, float] = {}
-        for key, (_, units, default, _doc) in LINE_TYPE_KEYS.items():
-            value = lt.get(key, default)
-            if value is None:
-                raise ModelError(f"missing {key} [{units}]", where)
-            v = _number(str(value), key, f"{where}.{key}")
-            if key in ("diameter", "mass", "axial_stiffness") and not v > 0:
-                raise ModelError(f"expected a number > 0, got {value!r}", f"{where}.{key}")
-            entry[key] = v
-        types_[str(name)] = entry
-    lines = params["lines"]
-    if not isinstance(lines, Sequence) or isinstance(lines, str) or not lines:
-        raise ModelError("expected a list of lines, each {line_type, anchor, fairlead, "
-                         "length, segments}", "lines")
-    out = []
-    for i, line in enumerate(lines):
-        where = f"lines[{i}]"
-        if not isinstance(line, Mapping):
-            raise ModelError("expected a mapping of " + ", ".join(LINE_KEYS), where)
-        unknown = sorted(set(line) - set(LINE_KEYS))
-        if unknown:
-            raise ModelError(f"unknown key {unknown[0]!r}; accepted: " + ", ".join(LINE_KEYS),
-                             where)
-        row: dict[str, Any] = {}
-        for key, (units, default, _doc) in LINE_KEYS.items():
-            value = line.get(key, default)
-            if value is None:
-                raise ModelError(f"missing {key}" + (f" [{units}]" if units else ""), where)
-            row[key] = value
-        if row["line_type"] not in types_:
-            raise ModelError(f"unknown line type {row['line_type']!r}; known: "
-                             + ", ".join(types_), f"{where}.line_type")
-        for key in ("anchor", "fairlead"):
-            given_v = row[key]
-            if not (isinstance(given_v, Sequence) and not isinstance(given_v, str)
-                    and len(given_v) == 3):
-                raise ModelError(f"expected 3 numbers [m], got {given_v!r}", f"{where}.{key}")
-            row[key] = np.array([_number(str(c), key, f"{where}.{key}") for c in given_v])
-        row["length"] = _number(str(row["length"]), "length", f"{where}.length")
-        if not row["length"] > 0:
-            raise ModelError("expected a length > 0 [m]", f"{where}.length")
-        seg = row["segments"]
-        if isinstance(seg, bool) or not isinstance(seg, int | np.integer) or seg < 1:
-            raise ModelError(f"expected a whole number >= 1, got {seg!r}", f"{where}.segments")
-        out.append(row)
-    return types_, out
-
-
-def _num(value: Any) -> str:
-    """A number as MoorDyn reads it back exactly (Python's shortest round-trip form; a
-    whole number as an integer, as MoorDyn's flags want)."""
-    v = float(value)
-    return str(int(v)) if v.is_integer() and abs(v) < 2**53 else repr(v)
-
-
-def write_input(line_types: Mapping[str, Mapping[str, float]],
-                lines: Sequence[Mapping[str, Any]], fairleads_world: Array,
-                options: Mapping[str, float]) -> str:
-    """A MoorDyn input file: each line from a fixed anchor to a coupled fairlead at
-    ``fairleads_world (n, 3)``."""
-    rows = ["--------------------- MoorDyn Input File (written by frylinks) ---------",
-            "frylinks moordyn force: lines from the case file",
-            "----------------------- LINE TYPES -----------------------------------"]
-    rows.append("TypeName " + " ".join(col for col, *_ in LINE_TYPE_KEYS.values()))
-    rows.append("(name) " + " ".join(f"({u})" for _, u, *_ in LINE_TYPE_KEYS.values()))
-    for name, lt in line_types.items():
-        rows.append(f"{name} " + " ".join(repr(float(lt[k])) for k in LINE_TYPE_KEYS))
-    rows += ["---------------------- POINTS ----------------------------------------",
-             "ID Attachment X Y Z Mass Volume CdA Ca",
-             "(#) (-) (m) (m) (m) (kg) (m^3) (m^2) (-)"]
-    n = len(lines)
-    for i, line in enumerate(lines):
-        a = line["anchor"]
-        rows.append(f"{i + 1} Fixed {_num(a[0])} {_num(a[1])} {_num(a[2])} 0 0 0 0")
-    for i in range(n):
-        f = fairleads_world[i]
-        rows.append(f"{n + i + 1} Coupled {_num(f[0])} {_num(f[1])} {_num(f[2])} 0 0 0 0")
-    rows += ["---------------------- LINES -----------------------------------------",
-             "ID LineType AttachA AttachB UnstrLen NumSegs Outputs",
-             "(#) (name) (#) (#) (m) (-) (-)"]
-    for i, line in enumerate(lines):
-        rows.append(f"{i + 1} {line['line_type']} {i + 1} {n + i + 1} {_num(line['length'])} "
-                    f"{int(line['segments'])} -")
-    rows.append("---------------------- OPTIONS ---------------------------------------")
-    rows += [f"{_num(value)} {name}" for name, value in options.items()]
-    rows += ["---------------------- OUTPUTS ---------------------------------------",
-             "END", "------------------------- need this line ----------------------------"]
-    return "\n".join(rows) + "\n"
-
-
-def _with_options(text: str, options: Mapping[str, str]) -> str:
-    """``text`` with ``options`` set in its OPTIONS section (replaced or added)."""
-    out = []
-    inside = False
-    done: set[str] = set()
-    for raw in text.splitlines():
-        row = raw.strip()
-        if row.startswith("---"):
-            if inside:
-                out += [f"{v} {k}" for k, v in options.items() if k.lower() not in done]
-                done.update(k.lower() for k in options)
-            inside = "OPTIONS" in row.upper()
-            out.append(raw)
-            continue
-        cols = row.split()
-        if inside and len(cols) >= 2 and cols[1].lower() in {k.lower() for k in options}:
-            key = next(k for k in options if k.lower() == cols[1].lower())
-            out.append(f"{options[key]} {key}")
-            done.add(key.lower())
-            continue
-        out.append(raw)
-    if not done:
-        raise ModelError("has no OPTIONS section (frylinks sets dtM and silences MoorDyn's "
-                         "progress there)")
-    return "\n".join(out) + "\n"
 
 
 # ------------------------------------------------------------------------------ the type
@@ -573,7 +198,7 @@ class MoorDynLines(ForceType):
             raise ModelError("give either file (a MoorDyn input file) or both line_types "
                              "and lines", "file" if has_file else "lines")
         if has_lines:
-            _case_lines(params)
+            case_lines(params)
             if params["fairleads"] is not None:
                 raise ModelError("fairleads go with file; with lines each line gives its "
                                  "fairlead", "fairleads")
@@ -640,7 +265,7 @@ class MoorDynLines(ForceType):
             if p["time_step"] is not None:
                 options["dtM"] = repr(float(p["time_step"]))
             try:
-                text = _with_options(text, options)
+                text = with_options(text, options)
             except ModelError as exc:
                 raise ModelError(f"MoorDyn input file '{path}' {exc.message}", "file") from None
             fair = p["fairleads"]
@@ -652,7 +277,7 @@ class MoorDynLines(ForceType):
                                      "fairleads")
         else:
             source = "lines from the case file"
-            line_types, lines = _case_lines(p)
+            line_types, lines = case_lines(p)
             opts: dict[str, float] = {
                 "dtM": float(p["time_step"] or 1e-3),
                 "kbot": float(p["seabed_stiffness"]), "cbot": float(p["seabed_damping"]),
@@ -666,7 +291,7 @@ class MoorDynLines(ForceType):
         system = _System(source, inp, text, folder)
         if p["file"] is None:
             # created at prepare, where the fairleads and the water are known
-            system.offsets = np.array([line["fairlead"] for line in _case_lines(p)[1]])
+            system.offsets = np.array([line["fairlead"] for line in case_lines(p)[1]])
             return system
         if p["fairleads"] is not None:
             system.offsets = np.asarray(p["fairleads"], dtype=float).reshape(-1, 3)
@@ -682,13 +307,13 @@ class MoorDynLines(ForceType):
         path = os.path.join(system.folder, "lines.dat")
         with open(path, "w") as f:
             f.write(system.text)
-        with _captured() as printed:
+        with captured_output() as printed:
             handle = lib.MoorDyn_Create(path.encode())
             if handle:
                 lib.MoorDyn_SetVerbosity(handle, SILENT)
         if not handle:
             raise ModelError(f"MoorDyn cannot read the {system.source}: "
-                             f"{_last_error(printed[0])}", "file" if "file '" in
+                             f"{last_error(printed[0])}", "file" if "file '" in
                              system.source else "lines")
         system.handle = int(handle)
         system.close = weakref.finalize(self, lib.MoorDyn_Close, ctypes.c_void_p(handle))
@@ -760,13 +385,13 @@ class MoorDynLines(ForceType):
                 rho = 1025.0 if env is None else float(env.rho)
                 g = float(np.linalg.norm(ctx.gravity)) or 9.81
                 world = f.p[i] + s.offsets @ R.T
-                lines = _case_lines(self._params[i])[1]
+                lines = case_lines(self._params[i])[1]
                 opts = {k: float(v) for k, v in s.input.options.items()}
                 opts.update({"wtrdpth": depth, "rho": rho, "g": g})
                 names = {"dtm": "dtM", "kbot": "kbot", "cbot": "cbot", "wtrdpth": "WtrDpth",
                          "rho": "rho", "g": "g", "disableouttime": "disableOutTime",
                          "writelog": "writeLog"}
-                s.text = write_input(_case_lines(self._params[i])[0], lines, world,
+                s.text = write_input(case_lines(self._params[i])[0], lines, world,
                                      {names[k]: v for k, v in opts.items()})
                 s.input = read_input(s.text, s.source)
                 self._lib_close(s)

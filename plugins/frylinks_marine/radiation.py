@@ -41,6 +41,7 @@ from threadpoolctl import threadpool_limits
 from frylinks.errors import ModelError
 from frylinks.forces import ForceContext, ForceKernels, ForceType
 from frylinks.jit import kernel
+from frylinks.kernel_cache import cache_dir
 from frylinks.kinematics import NodeFrames
 
 from .dofs import put_wrench
@@ -393,7 +394,7 @@ class RadiationStateSpace:
 
     def moved(self, t: Array) -> RadiationStateSpace:
         """The system with inputs and outputs about other points: ``u = T u'`` and
-        ``y' = T^T y`` (``T`` of :func:`~frylinks_marine.hydrodb.transform_matrix`, or
+        ``y' = T^T y`` (``T`` of :func:`~frylinks_marine.rigid_transforms.transform_matrix`, or
         block diagonal for several bodies). The per-entry :attr:`fit_error` and
         :attr:`order` keep describing the original entries."""
         return replace(self, B=self.B @ t, C=t.T @ self.C)
@@ -475,9 +476,7 @@ _CACHE_FORMAT = 1
 def cache_folder() -> Path:
     """Where fitted realisations are kept: the folder ``radiation`` of frylinks' cache,
     which ``frylinks cache`` lists and ``frylinks cache --clear`` empties
-    (:func:`frylinks.engine.compose.cache_dir`)."""
-    from frylinks.engine.compose import cache_dir
-
+    (:func:`frylinks.kernel_cache.cache_dir`)."""
     return cache_dir() / "radiation"
 
 

@@ -24,24 +24,6 @@ from frylinks.signals import SignalType
 Array = np.ndarray
 
 
-def check_series(times: Array, values: Array) -> str | None:
-    """Why ``(times, values)`` is not a usable series, or None.
-
-    A series needs at least one sample, finite numbers and strictly increasing times.
-    """
-    if times.ndim != 1 or times.shape != values.shape:
-        return "times and values must be two columns of the same length"
-    if len(times) < 1:
-        return "the series has no sample"
-    if not (np.isfinite(times).all() and np.isfinite(values).all()):
-        return "the series holds a value that is not a finite number"
-    if np.any(np.diff(times) <= 0):
-        k = int(np.argmax(np.diff(times) <= 0))
-        return (f"times must increase strictly; sample {k + 1} (t = {times[k + 1]:g}) does not "
-                f"follow sample {k} (t = {times[k]:g})")
-    return None
-
-
 def series_data(series: Sequence[tuple[Array, Array]]) -> tuple[Array, Array, Array]:
     """The series padded into ``(times, values, size)``: ``(n, width)`` arrays (times
     padded with inf, values with the last value) and each series' sample count."""

@@ -35,7 +35,9 @@ from typing import Any
 import numpy as np
 import pytest
 from frylinks_marine.bemio import read_bemio
-from frylinks_marine.hydrodb import HydroDatabase, impulse_response, read_capytaine
+from frylinks_marine.capytaine_reader import read_capytaine
+from frylinks_marine.hydrodb import HydroDatabase
+from frylinks_marine.radiation import impulse_response
 
 import frylinks
 

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from frylinks_marine.bem import EXAMPLE_DATA, load_database
+from frylinks_marine.bem import EXAMPLE_DATA
+from frylinks_marine.datasets import load_database
 
 import frylinks
 

@@ -32,14 +32,14 @@ import numpy as np
 import pytest
 import scipy.signal
 import xarray as xr
-from frylinks_marine.hydrodb import (
-    HydroDatabase,
+from frylinks_marine.capytaine_reader import read_capytaine
+from frylinks_marine.hydrodb import HydroDatabase
+from frylinks_marine.radiation import (
     RadiationStateSpace,
     impulse_response,
-    moved_coefficients,
     ogilvie_added_mass_inf,
-    read_capytaine,
 )
+from frylinks_marine.rigid_transforms import moved_coefficients
 
 from frylinks.errors import ModelError
 
@@ -511,7 +511,7 @@ def test_truncation_bound_against_the_kramers_kronig_added_mass(
     fit), differs from the full data's ``A(w)`` at 0.5-1.5 rad/s by no more than the
     bound ``frequency_grid_problems`` reports, and is reported whenever it exceeds the
     2 % the check tolerates; the full dataset is not reported."""
-    from frylinks_marine.hydrodb import TRUNCATION_LIMIT, frequency_grid_problems
+    from frylinks_marine.frequency_grid import TRUNCATION_LIMIT, frequency_grid_problems
     from frylinks_marine.radiation import _filon, radiation_kernel
 
     raw = xr.open_dataset(DATA).load()

@@ -16,7 +16,8 @@ import math
 
 import numpy as np
 import pytest
-from frylinks_marine.bem import EXAMPLE_DATA, load_database
+from frylinks_marine.bem import EXAMPLE_DATA
+from frylinks_marine.datasets import load_database
 from scipy.optimize import brentq
 
 import frylinks

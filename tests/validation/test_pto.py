@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from frylinks_marine.bem import EXAMPLE_DATA, load_database
+from frylinks_marine.bem import EXAMPLE_DATA
+from frylinks_marine.datasets import load_database
 
 import frylinks
 from tests.test_resume import StopAt, assert_same_run

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from frylinks_marine.bem import load_bodies, load_database
+from frylinks_marine.datasets import load_bodies, load_database
 from frylinks_marine.radiation import cached_state_space
 
 import frylinks
