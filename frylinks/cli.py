@@ -454,7 +454,8 @@ def _plugins(args: argparse.Namespace) -> int:
 
 
 def _cache(args: argparse.Namespace) -> int:
-    from frylinks.engine.compose import cache_dir, cache_files
+    from frylinks.engine.compose import cache_files
+    from frylinks.kernel_cache import cache_dir
 
     if args.build:
         return _build(args.build)
@@ -487,8 +488,8 @@ def _build(cases: list[str]) -> int:
 
     from frylinks import run
     from frylinks.engine import background
-    from frylinks.engine.compose import cache_dir
     from frylinks.io.case import load_case
+    from frylinks.kernel_cache import cache_dir
 
     background.WAIT[0] = True  # (not interpreted meanwhile: compiled, every kernel)
     failed = 0

@@ -123,13 +123,13 @@ def test_a_second_run_waits_for_the_child_compiling_its_step(
     """While another process holds the lock of a step's compile (a first run's child),
     a run of that kind forks no second compiler: it goes on interpreted."""
     from frylinks import kernel_cache
-    from frylinks.engine import assemble, background, compose
+    from frylinks.engine import assemble, background, compose, step_source
 
     monkeypatch.setattr(compose, "cache_dir", lambda: tmp_path / "cache")
     monkeypatch.setattr(kernel_cache, "cache_dir", lambda: tmp_path / "cache")
     monkeypatch.setattr(compose, "_LOADED", {})  # (a step module loaded from elsewhere)
     model = assemble(frylinks.load_case(str(CASE)))
-    module = compose.load_step(*compose.generate(model))  # (the script's step, by its key)
+    module = compose.load_step(*step_source.generate(model))  # (the script's step, by its key)
     held = background._lock(f"{module.__file__}.advance_rk4.lock")
     assert held is not None
     try:

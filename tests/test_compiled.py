@@ -20,7 +20,8 @@ import xarray as xr
 
 import frylinks
 from frylinks.engine import assemble
-from frylinks.engine.compose import compiled_step, generate, python_path
+from frylinks.engine.compose import compiled_step, python_path
+from frylinks.engine.step_source import generate
 from frylinks.forces import ForceType
 from frylinks.io.runner import PythonPathWarning
 from frylinks.model.registry import Registry

@@ -26,8 +26,8 @@ import scipy.linalg
 
 from frylinks.engine import kernels as K
 from frylinks.engine import newton as N
-from frylinks.engine.compose import core_data
 from frylinks.engine.model import ForceBlock, Model, State, body_states
+from frylinks.engine.step_data import core_data
 from frylinks.errors import ModelError, SimulationError
 from frylinks.forces import ForceContext, ForceType
 from frylinks.kinematics import BodyStates, NodeFrames, Relative, node_frames, relative

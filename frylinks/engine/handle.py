@@ -27,7 +27,7 @@ class HandleType(types.StructRef):
 
 
 class Handle(structref.StructRefProxy):
-    """``data``: the model's data (:func:`.compose.model_data`); ``run``: the arrays of
+    """``data``: the model's data (:func:`.step_data.model_data`); ``run``: the arrays of
     an integrator's run that the compiled step reads and updates in place; ``room``:
     the arrays the model's blocks write (the generated ``make_room``)."""
 

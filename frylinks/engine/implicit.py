@@ -55,7 +55,6 @@ from scipy.linalg import lu_factor, lu_solve
 
 from frylinks.engine.checkpoint import Checkpoint, restore_memory, take
 from frylinks.engine.compose import (
-    NOT_CONVERGED,
     CompiledStep,
     compiled_step,
     kept_count,
@@ -90,6 +89,7 @@ from frylinks.engine.newton import (
     step_room,
 )
 from frylinks.engine.sampling import NEVER, Batch, compiled_samples, sample_room
+from frylinks.engine.step_source import NOT_CONVERGED
 from frylinks.errors import SimulationError
 from frylinks.rotations import quat_multiply, rotvec_to_quat
 

@@ -3,7 +3,7 @@
 These kernels are the model-independent parts of a step; :mod:`.compose` generates the
 model-dependent part (the calls to each block's type kernels) around them. They follow
 :mod:`.evaluate` operation by operation, so the compiled and the Python path agree to
-round-off. ``core`` is the tuple built by :func:`.compose.core_data`:
+round-off. ``core`` is the tuple built by :func:`.step_data.core_data`:
 
 ``(mass, inertia, inertia_inv, gravity, added, has_added, nb_rows, length_scale,
 nb_slots, value_rows, value_cols, row_link, coupled, slot, coupling)``: ``added (nb, 6,
