@@ -388,7 +388,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from frylinks import run
+    from frylinks import interpreted, run
     from frylinks.engine import background
 
     if args.resume and args.output and Path(args.output) != Path(args.resume):
@@ -404,7 +404,10 @@ def _run(args: argparse.Namespace) -> int:
     n = results.sizes["time"]
     t_last = float(results["time"][-1]) if n else 0.0
     print(f"{status}: {n} samples to t = {t_last:g} s in {wall:.1f} s -> {output}")
-    if background.INTERPRETED_CALLS[0]:
+    if background.INTERPRETED_CALLS[0] and interpreted.forced():
+        print(f"{PROG}: note: the step ran as Python ({interpreted.FORCED_ENV}=1), "
+              "nothing was compiled", file=sys.stderr)
+    elif background.INTERPRETED_CALLS[0]:
         print(f"{PROG}: note: a new kind of model: its step ran as Python while a "
               "background process compiled it; runs of this kind will start compiled "
               "once it is done (frylinks cache shows the cache)", file=sys.stderr)

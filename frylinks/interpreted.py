@@ -36,6 +36,7 @@ instead (:func:`guarded`).
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import types as pytypes
@@ -49,6 +50,10 @@ from frylinks.kernel_cache import on_disk
 
 #: ``interpreting`` is on (a background process compiles what the run needs).
 _ACTIVE = [False]
+#: Inside :func:`compiled`: what is called compiles, whatever the tier.
+_COMPILE_HERE = [False]
+#: The environment variable that keeps every run on the interpreted tier (:func:`forced`).
+FORCED_ENV = "FRYLINKS_INTERPRET"
 #: How deep in interpreted kernels the main thread is (0: called from Python).
 _DEPTH = [0]
 #: ``(dispatcher, argument types)`` of kernels run interpreted from Python, in order.
@@ -75,7 +80,8 @@ class _Tiered:
         self.interpretable: bool | None = None
 
     def __call__(self, *args: Any, **kws: Any) -> Any:
-        if not _ACTIVE[0] or kws or threading.get_ident() != _MAIN:
+        if not (_ACTIVE[0] or forced()) or _COMPILE_HERE[0] or kws or \
+                threading.get_ident() != _MAIN:
             return self.compile_for_args(*args, **kws)
         if _DEPTH[0] and self.runner is not None and time.monotonic() < self.look_after:
             return self.runner  # (the common case, made short: a kernel's every call)
@@ -289,19 +295,29 @@ def compiled(dispatcher: Any) -> Callable[..., Any]:
     compiled step's handle."""
 
     def call(*args: Any) -> Any:
-        before = _ACTIVE[0]
-        _ACTIVE[0] = False
+        before = _COMPILE_HERE[0]
+        _COMPILE_HERE[0] = True
         try:
             return dispatcher(*args)
         finally:
-            _ACTIVE[0] = before
+            _COMPILE_HERE[0] = before
 
     return call
 
 
 def active() -> bool:
-    """Whether the interpreted tier is on."""
-    return _ACTIVE[0]
+    """Whether the interpreted tier is on (for a run whose step a child compiles, or
+    :func:`forced`)."""
+    return _ACTIVE[0] or forced()
+
+
+def forced() -> bool:
+    """Whether ``FRYLINKS_INTERPRET=1`` keeps everything on the interpreted tier: a
+    kernel whose machine code is not in the cache runs as Python, and nothing is
+    compiled for it (but a kernel that cannot run so, one calling a C library). For a
+    machine that runs many short models once, a test suite with an empty cache above
+    all: each new kind of model's step would take longer to compile than to run."""
+    return os.environ.get(FORCED_ENV) == "1"
 
 
 def recorded() -> list[tuple[Any, tuple[Any, ...]]]:

@@ -1,12 +1,35 @@
-"""Fixtures shared by the whole suite."""
+"""Fixtures shared by the whole suite.
+
+**The interpreted tier.** The suite runs with ``FRYLINKS_INTERPRET=1``
+(:func:`frylinks.interpreted.forced`) unless the environment says otherwise: a kernel
+not in the compiled cache runs as Python and nothing is compiled for a run, so a new
+machine's first ``pytest`` (an empty cache) does not compile the step of each of the
+suite's dozens of kinds of model, which took longer than running them. Tests marked
+``compiled`` run compiled (their own kinds compile): the compiled step against the
+Python path on every shipped case, one model holding every registered type (a kernel
+numba cannot compile fails there), the background compile, the tiers, the benchmarks.
+``FRYLINKS_INTERPRET=0 python -m pytest`` runs everything compiled.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 import pytest
+
+os.environ.setdefault("FRYLINKS_INTERPRET", "1")
+
+
+@pytest.fixture(autouse=True)
+def _compiled_when_marked(request: pytest.FixtureRequest,
+                          monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A test marked ``compiled`` runs compiled (module doc); its subprocesses too."""
+    if request.node.get_closest_marker("compiled") is not None:
+        monkeypatch.setenv("FRYLINKS_INTERPRET", "0")
+    yield
 
 
 @pytest.fixture

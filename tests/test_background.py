@@ -24,12 +24,16 @@ import frylinks
 ROOT = Path(__file__).resolve().parents[1]
 CASE = ROOT / "cases" / "pendulum.yaml"
 
+#: Compiled, not on the interpreted tier of the rest of the suite (tests/conftest.py).
+pytestmark = pytest.mark.compiled
+
 SCRIPT = """
 import json, sys
 from pathlib import Path
 from numba.core import event
 from frylinks import kernel_cache
 from frylinks.engine import background, compose
+
 compose.cache_dir = kernel_cache.cache_dir = lambda: Path(sys.argv[1])
 compiled = []
 class Compiles(event.Listener):
@@ -40,8 +44,8 @@ class Compiles(event.Listener):
 event.register("numba:compile", Compiles())
 children, steps, calls = [], [], {"interpreted": 0, "compiled": 0}
 start = background.start
-def spy(step, integrator, rho_inf):
-    start(step, integrator, rho_inf)
+def spy(step, entry, first_call):
+    start(step, entry, first_call)
     children.append(step.child)
     steps.append(step)
 background.start = spy
@@ -171,7 +175,7 @@ def test_a_child_left_behind_by_a_failed_run_is_reaped(
     monkeypatch.setattr(background, "_may_fork", lambda: True)
     monkeypatch.setattr(background, "on_disk", lambda dispatcher: False)
     step = _FailingStep(tmp_path)
-    background.start(step, "rk4", 0.8)  # type: ignore[arg-type]
+    background.start(step, "advance_rk4", lambda s: None)  # type: ignore[arg-type]
     pid = step.child
     assert pid is not None
     background.release()  # the run failed: its end hands the child over, unjoined

@@ -9,6 +9,9 @@ import numpy as np
 import pytest
 from scipy.special import ellipj, ellipk
 
+#: Compiled, not on the interpreted tier of the rest of the suite (tests/conftest.py).
+pytestmark = pytest.mark.compiled
+
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "exact.py"
 _spec = importlib.util.spec_from_file_location("bench_exact", _PATH)
 exact = importlib.util.module_from_spec(_spec)

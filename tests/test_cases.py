@@ -24,7 +24,7 @@ from scipy.integrate import cumulative_simpson, solve_ivp
 from scipy.special import ellipk
 
 import frylinks
-from frylinks.model.system import Body, System
+from frylinks import Body, System
 from frylinks.signals import SignalSpec
 
 ROOT = Path(__file__).resolve().parents[1]

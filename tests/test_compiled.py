@@ -19,15 +19,19 @@ import pytest
 import xarray as xr
 
 import frylinks
+from frylinks import System
 from frylinks.engine import assemble
 from frylinks.engine.compose import compiled_step, python_path
 from frylinks.engine.step_source import generate
 from frylinks.forces import ForceType
 from frylinks.io.runner import PythonPathWarning
 from frylinks.model.registry import Registry
-from frylinks.model.system import System
 from frylinks.params import Param
-from frylinks.testing import check_compiled, registry_with
+from frylinks.testing import check_compiled, check_compiled_types, registry_with
+from tests.test_testing import EXAMPLES
+
+#: Compiled, not on the interpreted tier of the rest of the suite (tests/conftest.py).
+pytestmark = pytest.mark.compiled
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = sorted((ROOT / "cases").glob("*.yaml"))
@@ -253,3 +257,15 @@ def test_generalized_alpha_with_bodies_that_interact() -> None:
     spar = compiled.body_velocity.sel(body="spar", xyz="z").values
     assert np.max(np.abs(spar)) > 0.01, spar
     assert np.all(alone.body_velocity.sel(body="spar").values == 0.0)
+
+
+def test_every_registered_type_compiles() -> None:
+    """One model with every registered link and force type (their examples) compiles,
+    and its compiled run equals the Python path's: a kernel numba cannot compile fails
+    here, whatever tier the rest of the suite runs on (tests/conftest.py)."""
+    registry = Registry()
+    classes = [i.cls for i in registry.all() if i.kind in ("link", "force")
+               and i.name != "moordyn"]  # (its own compiled test: test_moordyn)
+    examples = {c.name: EXAMPLES[c.name] for c in classes
+                if getattr(c, "examples", None) is None and c.name in EXAMPLES}
+    check_compiled_types(classes, examples, registry=registry)

@@ -21,6 +21,9 @@ from frylinks import interpreted, jit
 from frylinks.engine import background
 from frylinks.jit import OPTIONS
 
+#: Compiled, not on the interpreted tier of the rest of the suite (tests/conftest.py).
+pytestmark = pytest.mark.compiled
+
 
 @pytest.fixture
 def tier() -> Iterator[None]:

@@ -22,6 +22,9 @@ from frylinks import kernel_cache
 HELPER = """
 from frylinks.jit import helper
 
+#: Compiled, not on the interpreted tier of the rest of the suite (tests/conftest.py).
+pytestmark = pytest.mark.compiled
+
 
 @helper
 def value():

@@ -117,4 +117,4 @@ def test_a_deliberate_break_fails_the_check(tmp_path: Path, module: str, line: s
     assert done.returncode != 0
     assert f"{broken}" in done.stdout
     report = done.stdout[done.stdout.index("Broken contracts"):]
-    assert module.replace("/", ".").removeprefix("plugins.").removesuffix(".py") in report
+    assert Path(module).stem in report  # (the module that breaks it is named)

@@ -217,7 +217,7 @@ def test_plot_selects_a_force_element_of_a_type_output(tmp_path: Path) -> None:
 def test_lever_arms_of_a_batch_equal_the_node_frames() -> None:
     """The lever arms COG -> node the runner turns a batch's added-mass torques with
     (every sample at once) are the node frames' ``r`` of each sample."""
-    from frylinks.io.results import levers
+    from frylinks.io.results import levers as lever_arms
     from frylinks.kinematics import NodeSet, body_states_kernel, node_frames
     from frylinks.rotations import quat_to_matrix
 
@@ -228,11 +228,11 @@ def test_lever_arms_of_a_batch_equal_the_node_frames() -> None:
     body = np.array([2, 0, 2])
     offset = rng.normal(size=(3, 3))
     nodes = NodeSet(body, offset, quat_to_matrix(np.tile([1.0, 0, 0, 0], (3, 1))))
-    levers = levers(nodes, q)
+    levers = lever_arms(nodes, q)
     for i in range(m):
         b = body_states_kernel(x[i], q[i] / np.linalg.norm(q[i], axis=1, keepdims=True),
                                v[i], w[i])
         np.testing.assert_allclose(levers[i], node_frames(b, nodes).r, rtol=1e-13,
                                    atol=1e-15)
     at_cog = NodeSet(body, np.zeros((3, 3)), nodes.rot)
-    assert not np.any(levers(at_cog, q))
+    assert not np.any(lever_arms(at_cog, q))

@@ -81,6 +81,8 @@ def _waiting() -> bool:
     return WAIT[0] or os.environ.get("FRYLINKS_WAIT_FOR_COMPILE") == "1"
 
 
+#: Whether a step's entry (by ``id``) can run interpreted (asked once).
+_INTERPRETABLE: dict[int, bool] = {}
 #: Calls of a step's entry the current (or last) run made interpreted.
 INTERPRETED_CALLS = [0]
 
@@ -143,6 +145,8 @@ def start(step: CompiledStep, entry: str, first_call: Callable[[CompiledStep], N
     of ``step`` by making ``first_call(step)`` (the integrator's, which calls it once),
     unless it is cached or forking is not safe; the run goes on interpreted meanwhile if
     the tier is on (:func:`begin`) and the step can run so."""
+    if interpreted.forced():  # (nothing compiles: the run goes on interpreted)
+        return
     if step.child is not None or on_disk(getattr(step.module, entry)):
         return
     _reap()
@@ -246,7 +250,16 @@ def _exited(pid: int) -> bool:
 
 def compiling(step: CompiledStep, entry: str) -> bool:
     """Whether the run goes on interpreted: the interpreted tier is on and ``step``'s
-    child is still compiling its ``entry``."""
+    child is still compiling its ``entry``, or the tier is :func:`~frylinks.interpreted.
+    forced` and ``entry`` is not in the cache but can run interpreted."""
+    if interpreted.forced():
+        fn = getattr(step.module, entry)
+        if id(fn) not in _INTERPRETABLE:
+            _INTERPRETABLE[id(fn)] = interpreted.interpretable([fn])
+        if not _INTERPRETABLE[id(fn)] or on_disk(fn):
+            return False
+        INTERPRETED_CALLS[0] += 1
+        return True
     if not step.interpret or not interpreted.active() or not _compiler(step):
         return False
     if on_disk(getattr(step.module, entry)):
@@ -305,7 +318,8 @@ def release() -> None:
                for d, argtypes in interpreted.recorded()
                if "<locals>" not in d.py_func.__qualname__]
     pids = list(_PIPES)
-    if records and not pids and _may_fork():  # (the run's step was cached)
+    if records and not pids and _may_fork() and not interpreted.forced():
+        # (the run's step was cached)
         pids = [_fork(None)]
     for pid in pids:
         if records and pid == pids[-1]:

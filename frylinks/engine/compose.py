@@ -43,7 +43,7 @@ from frylinks.engine.sampling import NEVER, extra_size, reported_outputs, sample
 from frylinks.engine.step_data import model_data
 from frylinks.engine.step_source import generate, not_compiled
 from frylinks.errors import SimulationError
-from frylinks.kernel_cache import cache_dir, source_hash
+from frylinks.kernel_cache import cache_dir, on_disk, source_hash
 from frylinks.version import __version__
 
 Array = np.ndarray
@@ -166,8 +166,8 @@ class CompiledStep:
             return (interpreted.guarded(interpreted.python_function(fn), compiled),
                     handles.plain())
         background.join(self, name)
-        if interpreted.active():  # (no child compiles it: compiled here, not interpreted)
-            fn = interpreted.compiled(fn)
+        if interpreted.active() and not on_disk(fn):
+            fn = interpreted.compiled(fn)  # (no child compiles it: compiled here)
         return fn, handles.compiled()
 
     def build(self) -> None:

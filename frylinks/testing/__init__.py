@@ -46,8 +46,17 @@ central-difference error is O(H^2) ~ 1e-10 times third derivatives of order one
 a row off by 1% in one coefficient makes an error of 1e-2.
 """
 
-from frylinks.testing.common import example_instances, registry_with
-from frylinks.testing.compiled import check_compiled
+from frylinks.testing.common import (
+    OFF_MANIFOLD,
+    OUTPUT_DIMS,
+    T0,
+    TOL,
+    H,
+    N,
+    example_instances,
+    registry_with,
+)
+from frylinks.testing.compiled import check_compiled, check_compiled_types
 from frylinks.testing.declarations import check_declarations
 from frylinks.testing.force_checks import check_force_type
 from frylinks.testing.link_checks import LinkCase, check_link_type
@@ -55,8 +64,15 @@ from frylinks.testing.plugin import check_plugin, check_setting_type, check_type
 from frylinks.testing.signal_checks import check_signal_type
 
 __all__ = [
+    "OFF_MANIFOLD",
+    "OUTPUT_DIMS",
+    "T0",
+    "TOL",
+    "H",
     "LinkCase",
+    "N",
     "check_compiled",
+    "check_compiled_types",
     "check_declarations",
     "check_force_type",
     "check_link_type",

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -23,41 +26,63 @@ from frylinks.testing.force_checks import GRAVITY
 
 # --------------------------------------------------------- compiled against Python path
 
-def _compiled_system(cls: type[Any], instances: list[dict[str, Any]], registry: Registry,
-                     rng: np.random.Generator) -> System:
-    """A small moving model using ``cls`` once per example: a link type holds a body on
-    a ground node each (a spring-damper on its free DOFs), a force type acts on two
-    free bodies (or one and ground) at random nodes."""
+@contextmanager
+def compiling_everything() -> Iterator[None]:
+    """Within: a run compiles its step and waits for it, whatever the environment says
+    (``FRYLINKS_INTERPRET=0``, ``FRYLINKS_WAIT_FOR_COMPILE=1``)."""
+    keys = {"FRYLINKS_INTERPRET": "0", "FRYLINKS_WAIT_FOR_COMPILE": "1"}
+    before = {k: os.environ.get(k) for k in keys}
+    os.environ.update(keys)
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _compiled_system(types: Sequence[tuple[type[Any], list[dict[str, Any]]]],
+                     registry: Registry, rng: np.random.Generator) -> System:
+    """A small moving model using each of ``types`` once per example: a link type holds
+    a body on a ground node each (a spring-damper on its free DOFs), a force type acts
+    on two of three free bodies (or one and ground) at random nodes."""
     system = System(gravity=GRAVITY, registry=registry)
-    if issubclass(cls, LinkType):
-        for i, p in enumerate(instances):
-            q = {"quaternion": _random_quat(rng, 1)[0]}
-            system.ground.add_node(f"g{i}", position=[2.0 * i, 0.0, 0.0], orientation=q)
-            body = system.add_body(f"b{i}", mass=1.0 + i, inertia=[0.3, 0.4, 0.5],
-                                   position=[2.0 * i + 0.3, 0.1, -0.2],
+    forces = [(cls, instances) for cls, instances in types if not issubclass(cls, LinkType)]
+    names = []
+    if forces:
+        for k in range(3):
+            body = system.add_body(f"b{k}", mass=1.0 + k, inertia=[0.3, 0.4, 0.5],
+                                   position=rng.uniform(-1, 1, 3),
                                    velocity=rng.uniform(-0.5, 0.5, 3),
                                    angular_velocity=rng.uniform(-0.5, 0.5, 3))
-            body.add_node("hinge", position=[-0.3, -0.1, 0.2], orientation=q)
-            spring = {d: {"stiffness": 5.0, "damping": 0.3} for d in cls.free_dofs}
-            system.add_link(f"l{i}", cls.name, master=f"ground.g{i}", slave=f"b{i}.hinge",
-                            **({"spring_damper": spring} if spring else {}), **p)
-        return system
-    names = []
-    for k in range(3):
-        body = system.add_body(f"b{k}", mass=1.0 + k, inertia=[0.3, 0.4, 0.5],
-                               position=rng.uniform(-1, 1, 3),
-                               velocity=rng.uniform(-0.5, 0.5, 3),
-                               angular_velocity=rng.uniform(-0.5, 0.5, 3))
-        body.add_node("n", position=rng.uniform(-0.5, 0.5, 3),
-                      orientation={"quaternion": _random_quat(rng, 1)[0]})
-        names.append(f"b{k}")
-    system.ground.add_node("n", position=[0.0, 0.0, 1.0])
-    for i, p in enumerate(instances):
-        refs = {}
-        for j, att in enumerate(cls.attachments):
-            where = names[(i + j) % 3] if j < 2 or i % 2 == 0 else "ground"
-            refs[att] = where if cls.parameters[att].kind == "body" else f"{where}.n"
-        system.add_force(f"f{i}", cls.name, **p, **refs)
+            body.add_node("n", position=rng.uniform(-0.5, 0.5, 3),
+                          orientation={"quaternion": _random_quat(rng, 1)[0]})
+            names.append(f"b{k}")
+        system.ground.add_node("n", position=[0.0, 0.0, 1.0])
+    i = 0  # (links and forces numbered across the types)
+    for cls, instances in types:
+        for p in instances:
+            if issubclass(cls, LinkType):
+                q = {"quaternion": _random_quat(rng, 1)[0]}
+                system.ground.add_node(f"g{i}", position=[2.0 * i, 0.0, 0.0], orientation=q)
+                body = system.add_body(f"l{i}", mass=1.0 + i, inertia=[0.3, 0.4, 0.5],
+                                       position=[2.0 * i + 0.3, 0.1, -0.2],
+                                       velocity=rng.uniform(-0.5, 0.5, 3),
+                                       angular_velocity=rng.uniform(-0.5, 0.5, 3))
+                body.add_node("hinge", position=[-0.3, -0.1, 0.2], orientation=q)
+                spring = {d: {"stiffness": 5.0, "damping": 0.3} for d in cls.free_dofs}
+                system.add_link(f"l{i}", cls.name, master=f"ground.g{i}",
+                                slave=f"l{i}.hinge",
+                                **({"spring_damper": spring} if spring else {}), **p)
+            else:
+                refs = {}
+                for j, att in enumerate(cls.attachments):
+                    where = names[(i + j) % 3] if j < 2 or i % 2 == 0 else "ground"
+                    refs[att] = where if cls.parameters[att].kind == "body" else f"{where}.n"
+                system.add_force(f"f{i}", cls.name, **p, **refs)
+            i += 1
     return system
 
 
@@ -74,17 +99,39 @@ def check_compiled(cls: type[Any], instances: Instances | None = None, *,
     kernels through the type's methods. A type without kernels is refused here: it has
     no compiled run to check.
     """
+    check_compiled_types([cls], None if instances is None else {cls.name: instances},
+                         steps=steps, dt=dt, rtol=rtol, registry=registry)
+
+
+def check_compiled_types(classes: Sequence[type[Any]],
+                         instances: Mapping[str, Instances] | None = None, *,
+                         steps: int = 20, dt: float = 1e-3, rtol: float = 1e-12,
+                         registry: Registry | None = None) -> None:
+    """:func:`check_compiled` of several link and force types at once, in one model
+    using each (``instances``: parameter sets by type name, else each type's examples):
+    one compiled step holds every type's kernels, so numba compiles them all (a kernel
+    it cannot compile fails here) at the cost of one kind of model.
+
+    Whatever ``FRYLINKS_INTERPRET`` says (:func:`frylinks.interpreted.forced`), the
+    compiled run is compiled: it is what this checks.
+    """
     from frylinks.engine.compose import python_path
     from frylinks.io.runner import PythonPathWarning
 
-    label = _label(cls)
-    if getattr(cls, "kernels", getattr(cls, "kernel", None)) is None:
-        raise AssertionError(f"{label}: no kernels, so no compiled run to check")
-    reg = registry_with([(_kind_of(cls), cls)], registry)
+    label = ", ".join(_label(cls) for cls in classes)
+    for cls in classes:
+        if getattr(cls, "kernels", getattr(cls, "kernel", None)) is None:
+            raise AssertionError(f"{_label(cls)}: no kernels, so no compiled run to check")
+    reg = registry
+    for cls in classes:
+        reg = registry_with([(_kind_of(cls), cls)], reg)
+    assert reg is not None
+    given = instances or {}
     runs = []
     for python in (False, True):
-        rng = np.random.default_rng(_seed(cls, 7))
-        system = _compiled_system(cls, example_instances(cls, instances), reg, rng)
+        rng = np.random.default_rng(_seed(classes[0], 7))
+        types = [(cls, example_instances(cls, given.get(cls.name))) for cls in classes]
+        system = _compiled_system(types, reg, rng)
         with warnings.catch_warnings():
             warnings.simplefilter("error", PythonPathWarning)
             try:
@@ -92,7 +139,8 @@ def check_compiled(cls: type[Any], instances: Instances | None = None, *,
                     with python_path():
                         runs.append(system.run(t_end=steps * dt, dt=dt))
                 else:
-                    runs.append(system.run(t_end=steps * dt, dt=dt))
+                    with compiling_everything():
+                        runs.append(system.run(t_end=steps * dt, dt=dt))
             except PythonPathWarning as exc:
                 raise AssertionError(f"{label}: the model does not run compiled: {exc}"
                                      ) from None
