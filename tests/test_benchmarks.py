@@ -9,9 +9,6 @@ import pytest
 
 from tests.bench import benchmark
 
-#: Compiled, not on the interpreted tier of the rest of the suite (tests/conftest.py).
-pytestmark = pytest.mark.compiled
-
 
 def test_suite_runs_and_reports_every_model(capsys: pytest.CaptureFixture[str]) -> None:
     suite = benchmark("suite")

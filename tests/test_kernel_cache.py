@@ -19,11 +19,11 @@ from numba.core.errors import NumbaWarning
 
 from frylinks import kernel_cache
 
-HELPER = """
-from frylinks.jit import helper
-
 #: Compiled, not on the interpreted tier of the rest of the suite (tests/conftest.py).
 pytestmark = pytest.mark.compiled
+
+HELPER = """
+from frylinks.jit import helper
 
 
 @helper

@@ -287,6 +287,32 @@ def _compiler(step: CompiledStep, check: bool = False) -> bool:
     return False
 
 
+def compiled_here(step: CompiledStep, entry: str, fn: Callable[..., Any]
+                  ) -> Callable[..., Any]:
+    """``fn``, the ``entry`` of ``step``, compiled in this process by its first call,
+    whatever the tier, and by one process at a time: the first call holds the lock a
+    compiling child holds, so a second process meeting the same new kind meanwhile (the
+    other pytest-xdist worker, a dask worker, a second run that waits) waits for it and
+    then loads its machine code from the cache rather than compile it again beside
+    it."""
+    first = [True]
+    compiled = interpreted.compiled(fn)
+
+    def call(*args: Any) -> Any:
+        if not first[0]:
+            return compiled(*args)
+        fd = os.open(f"{step.module.__file__}.{entry}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # (released when closed)
+            result = compiled(*args)
+        finally:
+            os.close(fd)
+        first[0] = False
+        return result
+
+    return call
+
+
 def join(step: CompiledStep, entry: str) -> None:
     """Wait until ``step``'s child, if any, has put its ``entry`` in the cache (or has
     ended: this process then compiles it). A run that waits (:data:`WAIT`) hands the

@@ -166,8 +166,8 @@ class CompiledStep:
             return (interpreted.guarded(interpreted.python_function(fn), compiled),
                     handles.plain())
         background.join(self, name)
-        if interpreted.active() and not on_disk(fn):
-            fn = interpreted.compiled(fn)  # (no child compiles it: compiled here)
+        if not on_disk(fn):  # (no child compiles it: compiled here, one process at a time)
+            fn = background.compiled_here(self, name, fn)
         return fn, handles.compiled()
 
     def build(self) -> None:

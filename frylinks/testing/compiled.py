@@ -43,26 +43,34 @@ def compiling_everything() -> Iterator[None]:
                 os.environ[k] = v
 
 
+#: Mass [kg] of the bodies a force type acts on in :func:`check_compiled`.
+FORCE_BODY_MASS = 1.0e4
+
+
 def _compiled_system(types: Sequence[tuple[type[Any], list[dict[str, Any]]]],
                      registry: Registry, rng: np.random.Generator) -> System:
     """A small moving model using each of ``types`` once per example: a link type holds
     a body on a ground node each (a spring-damper on its free DOFs), a force type acts
-    on two of three free bodies (or one and ground) at random nodes."""
+    on two of three free bodies of its own (or one and ground) at random nodes, so that
+    types do not load each other's bodies."""
     system = System(gravity=GRAVITY, registry=registry)
-    forces = [(cls, instances) for cls, instances in types if not issubclass(cls, LinkType)]
-    names = []
-    if forces:
-        for k in range(3):
-            body = system.add_body(f"b{k}", mass=1.0 + k, inertia=[0.3, 0.4, 0.5],
-                                   position=rng.uniform(-1, 1, 3),
-                                   velocity=rng.uniform(-0.5, 0.5, 3),
-                                   angular_velocity=rng.uniform(-0.5, 0.5, 3))
-            body.add_node("n", position=rng.uniform(-0.5, 0.5, 3),
-                          orientation={"quaternion": _random_quat(rng, 1)[0]})
-            names.append(f"b{k}")
-        system.ground.add_node("n", position=[0.0, 0.0, 1.0])
+    system.ground.add_node("n", position=[0.0, 0.0, 1.0])
     i = 0  # (links and forces numbered across the types)
-    for cls, instances in types:
+    for t, (cls, instances) in enumerate(types):
+        names = []
+        if not issubclass(cls, LinkType):
+            for k in range(3):
+                name = "b{k}" if len(types) == 1 else f"t{t}b{k}"
+                # (heavy enough for the marine types' examples, whose stiffness and
+                # damping are a floater's, to stay well inside rk4's limit at dt)
+                body = system.add_body(name.format(k=k), mass=FORCE_BODY_MASS * (1.0 + k),
+                                       inertia=FORCE_BODY_MASS * np.array([0.3, 0.4, 0.5]),
+                                       position=rng.uniform(-1, 1, 3),
+                                       velocity=rng.uniform(-0.5, 0.5, 3),
+                                       angular_velocity=rng.uniform(-0.5, 0.5, 3))
+                body.add_node("n", position=rng.uniform(-0.5, 0.5, 3),
+                              orientation={"quaternion": _random_quat(rng, 1)[0]})
+                names.append(name.format(k=k))
         for p in instances:
             if issubclass(cls, LinkType):
                 q = {"quaternion": _random_quat(rng, 1)[0]}

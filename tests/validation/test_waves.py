@@ -318,6 +318,7 @@ def test_still_water_current() -> None:
 HS, TP = 2.5, 8.0
 
 
+@pytest.mark.compiled  # (the elevation kernel over 3 hours: seconds compiled, a minute not)
 @pytest.mark.parametrize(("spectrum", "gamma"), [("jonswap", 3.3), ("pierson_moskowitz", 1.0)])
 def test_irregular_sea_statistics(spectrum: str, gamma: float, record_property: Record) -> None:
     """A 3-hour record has the input Hs and spectrum.
