@@ -50,12 +50,20 @@ from frylinks.kernel_cache import on_disk
 
 #: ``interpreting`` is on (a background process compiles what the run needs).
 _ACTIVE = [False]
-#: Inside :func:`compiled`: what is called compiles, whatever the tier.
-_COMPILE_HERE = [False]
 #: The environment variable that keeps every run on the interpreted tier (:func:`forced`).
 FORCED_ENV = "FRYLINKS_INTERPRET"
-#: How deep in interpreted kernels the main thread is (0: called from Python).
-_DEPTH = [0]
+
+
+class _ThreadState(threading.local):
+    """Per thread: how deep in interpreted kernels it is (0: called from Python), and
+    whether it is inside :func:`compiled` (the forced tier runs in any thread: a dask
+    worker's tasks run in one of its own)."""
+
+    depth = 0
+    compile_here = False
+
+
+_THREAD = _ThreadState()
 #: ``(dispatcher, argument types)`` of kernels run interpreted from Python, in order.
 _RECORDED: list[tuple[Any, tuple[Any, ...]]] = []
 _MAIN = threading.main_thread().ident
@@ -80,10 +88,10 @@ class _Tiered:
         self.interpretable: bool | None = None
 
     def __call__(self, *args: Any, **kws: Any) -> Any:
-        if not (_ACTIVE[0] or forced()) or _COMPILE_HERE[0] or kws or \
-                threading.get_ident() != _MAIN:
+        if _THREAD.compile_here or kws or not (
+                forced() or (_ACTIVE[0] and threading.get_ident() == _MAIN)):
             return self.compile_for_args(*args, **kws)
-        if _DEPTH[0] and self.runner is not None and time.monotonic() < self.look_after:
+        if _THREAD.depth and self.runner is not None and time.monotonic() < self.look_after:
             return self.runner  # (the common case, made short: a kernel's every call)
         d = self.dispatcher
         python = _PYTHON.get(id(d))
@@ -104,7 +112,7 @@ class _Tiered:
             # (a stat of the index at every call would cost more than the call)
             self.look_after = now + LOOK_EVERY
         self.runner = python_function(d)
-        if _DEPTH[0] == 0:  # (called from Python: the child compiles it after the run)
+        if _THREAD.depth == 0:  # (called from Python: the child compiles it after the run)
             argtypes = argtypes or _types(d, args)
             if (d, argtypes) not in _RECORDED:
                 _RECORDED.append((d, argtypes))
@@ -199,11 +207,11 @@ def python_function(dispatcher: Any) -> Callable[..., Any]:
     runner = getattr(fn, "_frylinks_interpreted", None)
     if runner is None:
         def runner(*args: Any) -> Any:
-            _DEPTH[0] += 1
+            _THREAD.depth += 1
             try:
                 return fn(*args)
             finally:
-                _DEPTH[0] -= 1
+                _THREAD.depth -= 1
 
         try:
             fn._frylinks_interpreted = runner  # type: ignore[union-attr]
@@ -295,12 +303,12 @@ def compiled(dispatcher: Any) -> Callable[..., Any]:
     compiled step's handle."""
 
     def call(*args: Any) -> Any:
-        before = _COMPILE_HERE[0]
-        _COMPILE_HERE[0] = True
+        before = _THREAD.compile_here
+        _THREAD.compile_here = True
         try:
             return dispatcher(*args)
         finally:
-            _COMPILE_HERE[0] = before
+            _THREAD.compile_here = before
 
     return call
 

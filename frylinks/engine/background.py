@@ -136,6 +136,8 @@ def _locked(path: str) -> bool:
     return False
 
 
+#: The compile locks this process holds (a compile child, its step's).
+_HELD: set[str] = set()
 #: The live children's pipes (pid -> the end this process writes).
 _PIPES: dict[int, int] = {}
 
@@ -163,6 +165,7 @@ def start(step: CompiledStep, entry: str, first_call: Callable[[CompiledStep], N
         return
 
     def compile_entry() -> None:
+        _HELD.add(lock)  # (this child holds it: its own compile must not wait for it)
         step.build()
         first_call(step)
 
@@ -298,10 +301,13 @@ def compiled_here(step: CompiledStep, entry: str, fn: Callable[..., Any]
     first = [True]
     compiled = interpreted.compiled(fn)
 
+    lock = f"{step.module.__file__}.{entry}.lock"
+
     def call(*args: Any) -> Any:
-        if not first[0]:
+        if not first[0] or lock in _HELD:
+            first[0] = False
             return compiled(*args)
-        fd = os.open(f"{step.module.__file__}.{entry}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)  # (released when closed)
             result = compiled(*args)
