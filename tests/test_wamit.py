@@ -267,7 +267,7 @@ def two_bodies(tmp_path: Path) -> Path:
             for c in columns:
                 fields[c] = str(int(fields[c]) + 6)
             out.append("  ".join(fields))
-        return "\n".join(out + [cross]) + "\n"
+        return "\n".join([*out, cross]) + "\n"
 
     (tmp_path / "two.1").write_text(doubled((DATA / "spar.1").read_text(), [1, 2],
                                             "  0.628319E+01  3  9  1.5E+01  2.5E+00"))

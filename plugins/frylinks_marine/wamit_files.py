@@ -173,7 +173,7 @@ def body_count(tables: dict[str, tuple[Table, Array]]) -> int:
         more bodies.
     """
     counts = {}
-    for suffix, (table, modes) in tables.items():
+    for suffix, (_, modes) in tables.items():
         k = int(np.argmax(modes))
         counts[suffix] = (int(modes[k]) // 6 + 1, k)
     order = sorted(counts, key=lambda s: counts[s][0])

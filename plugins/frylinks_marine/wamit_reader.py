@@ -208,10 +208,9 @@ def _modes(suffix: str, t: Table) -> Array:
     if suffix in (".1", ".hst"):
         column = 1 if suffix == ".1" else 0
         return np.maximum(mode_indices(t, column), mode_indices(t, column + 1))
-    column = {".2": 2, ".3": 2, ".12d": 4, ".12s": 4}.get(suffix)
-    if column is None:  # .8, .9: 7 columns, or 8 with a second heading
-        column = 3 if t.rows.shape[1] == 8 and np.isfinite(t.rows[:, 7]).any() else 2
-    return mode_indices(t, column)
+    if suffix in (".8", ".9"):  # 7 columns, or 8 with a second heading
+        return mode_indices(t, 3 if np.isfinite(t.rows[:, 7]).any() else 2)
+    return mode_indices(t, 4 if suffix in (".12d", ".12s") else 2)
 
 
 class _Units:
