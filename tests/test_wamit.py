@@ -316,3 +316,11 @@ def test_force_types_read_a_wamit_run() -> None:
     fx = ds.force_force.sel(force="exc", xyz="x").values
     amplitude = abs(read_wamit(SPAR).excitation_at(2 * np.pi / 10.0, 0.0)[0])
     assert np.abs(fx).max() == pytest.approx(1.0 * amplitude, rel=0.02)
+
+
+def test_other_readers_have_no_second_order() -> None:
+    """The fields the WAMIT reader adds default to None for the other formats."""
+    for name in ("sphere_capytaine.nc", "sphere_bemio.h5"):
+        db = read_hydrodynamics(DATA.parent / name)
+        assert db.second_order is None and db.added_mass_zero is None
+        assert db.excitation_absent is None and db.nb_headings >= 1
