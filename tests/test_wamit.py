@@ -324,3 +324,51 @@ def test_other_readers_have_no_second_order() -> None:
         db = read_hydrodynamics(DATA.parent / name)
         assert db.second_order is None and db.added_mass_zero is None
         assert db.excitation_absent is None and db.nb_headings >= 1
+
+
+def test_mean_drift_files(tmp_path: Path) -> None:
+    """A ``.8`` of 7 columns (surge, sway, yaw: what momentum conservation gives) and a
+    ``.9`` of 8 (WAMIT 7's two headings; the lines of one heading are kept)."""
+    folder = copied(tmp_path, "spar.1")
+    (folder / "spar.8").write_text(
+        "  0.628319E+01  0.000000E+00  1  2.0E+00  1.8E+02 -2.0E+00  0.0E+00\n"
+        "  0.628319E+01  0.000000E+00  2  0.0E+00  0.0E+00  0.0E+00  0.0E+00\n"
+        "  0.628319E+01  0.000000E+00  6  0.0E+00  0.0E+00  0.0E+00  0.0E+00\n"
+        "  0.125664E+02  0.900000E+02  2  1.0E+00  1.8E+02 -1.0E+00  1.0E-03\n")
+    (folder / "spar.9").write_text(
+        " WAMIT Numeric Output -- Filename  spar.9\n"
+        "  0.628319E+01  0.000000E+00  0.000000E+00  3  1.0E-01  0.0E+00  1.0E-01  0.0E+00\n"
+        "  0.628319E+01  0.000000E+00  0.900000E+02  3  9.0E+00  0.0E+00  9.0E+00  0.0E+00\n"
+        "  0.628319E+01  0.000000E+00  0.000000E+00  5  3.0E+00  0.0E+00  3.0E+00  0.0E+00\n")
+    so = read_wamit(folder / "spar.1", ulen=2.0).second_order
+    assert so is not None and so.qtf_difference is None
+    momentum, pressure = so.mean_drift_momentum, so.mean_drift_pressure
+    assert momentum is not None and pressure is not None
+    assert momentum.values.shape == (2, 2, 6)  # (omega, heading, dof)
+    assert np.allclose(momentum.omega, [2 * np.pi / 12.5664, 2 * np.pi / 6.28319])
+    assert np.allclose(np.degrees(momentum.headings), [0.0, 90.0])
+    assert momentum.values[1, 0, 0] == pytest.approx(-2.0 * RG * 2.0)  # force: L^1
+    assert momentum.values[0, 1, 1] == pytest.approx((-1.0 - 1e-3j) * RG * 2.0)  # conj
+    assert np.isnan(momentum.values[1, 0, 2])  # heave: not in a .8
+    assert np.isnan(momentum.values[0, 0, 0])  # (omega, heading) not given
+    assert pressure.values.shape == (1, 1, 6)
+    assert pressure.values[0, 0, 2] == pytest.approx(0.1 * RG * 2.0)  # not the 90 deg line
+    assert pressure.values[0, 0, 4] == pytest.approx(3.0 * RG * 4.0)  # moment: L^2
+
+
+def test_frequencies_instead_of_periods(tmp_path: Path) -> None:
+    """The same ``.1`` with ``PER`` written as omega: 0 the zero-frequency limit, -1 the
+    infinite-frequency one."""
+    out = []
+    for line in (DATA / "spar.1").read_text().splitlines():
+        per, rest = line.split(maxsplit=1)
+        period = float(per)
+        value = {-1.0: 0.0, 0.0: -1.0}[period] if period <= 0 else 2 * np.pi / period
+        out.append(f"  {value!r}  {rest}")
+    (tmp_path / "w.1").write_text("\n".join(out) + "\n")
+    by_omega, by_period = read_wamit(tmp_path / "w.1", period_is="frequency"), read_wamit(SPAR)
+    assert np.allclose(by_omega.omega, by_period.omega, rtol=1e-14)
+    assert np.allclose(by_omega.added_mass, by_period.added_mass, rtol=1e-12)
+    assert np.allclose(by_omega.radiation_damping, by_period.radiation_damping, rtol=1e-12)
+    assert np.array_equal(by_omega.added_mass_inf, by_period.added_mass_inf)
+    assert np.array_equal(by_omega.added_mass_zero, by_period.added_mass_zero)
