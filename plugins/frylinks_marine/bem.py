@@ -1,4 +1,5 @@
-"""Forces from a hydrodynamic dataset (Capytaine netCDF or WEC-Sim BEMIO HDF5): wave
+"""Forces from a hydrodynamic dataset (Capytaine netCDF, WEC-Sim BEMIO HDF5 or WAMIT
+output): wave
 excitation and radiation (Cummins).
 
 ``wave_excitation``
@@ -73,12 +74,13 @@ Array = np.ndarray
 #: The Capytaine sphere of the IEA OES Task 10 decay test, for the types' examples.
 EXAMPLE_DATA = str(Path(__file__).resolve().parent / "data" / "sphere_capytaine.nc")
 
-HYDRO = Param("path", "", "hydrodynamic data: a Capytaine dataset (netCDF, .nc) or a "
-              "WEC-Sim BEMIO file (HDF5, .h5); absolute, or relative to the case file (to "
-              "the working directory in Python)")
+HYDRO = Param("path", "", "hydrodynamic data: a Capytaine dataset (netCDF, .nc), a "
+              "WEC-Sim BEMIO file (HDF5, .h5) or a file of a WAMIT run (.1, .3, .hst, ..., "
+              "also gzipped); absolute, or relative to the case file (to the working "
+              "directory in Python)")
 HYDRO_BODY = Param("any", "", "the body of a multi-body dataset: Capytaine's body name "
-                   "(<name>__Heave), or BEMIO's body name or group (body2); not needed for "
-                   "a dataset of one body", default=None)
+                   "(<name>__Heave), BEMIO's body name or group (body2), or WAMIT's body "
+                   "number (2, or body2); not needed for a dataset of one body", default=None)
 
 
 class DatasetForce(ForceType):
@@ -103,7 +105,15 @@ class WaveExcitation(DatasetForce):
 
     name = "wave_excitation"
     parameters = {"body": BODY, "hydrodynamics": HYDRO, "hydrodynamics_body": HYDRO_BODY}
-    description = "linear wave excitation force from a Capytaine or BEMIO dataset"
+    description = "linear wave excitation force from a Capytaine, BEMIO or WAMIT dataset"
+
+    @classmethod
+    def validate(cls, params: Mapping[str, Any]) -> None:
+        db = load_database(params["hydrodynamics"], params.get("hydrodynamics_body"))
+        try:
+            db.require_excitation()  # a WAMIT run without its .3 file
+        except ModelError as exc:
+            raise ModelError(exc.message, "hydrodynamics") from None
 
     def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
         super().__init__(instances, signal_specs)

@@ -33,12 +33,12 @@ Array = np.ndarray
 
 BODY = Param("body", "", "the body (the force acts at its COG)")
 HYDRO_FILE = Param("path", "", "hydrodynamic data holding a hydrostatic stiffness: a "
-                   "Capytaine dataset (netCDF, .nc) or a WEC-Sim BEMIO file (HDF5, .h5); "
-                   "absolute, or relative to the case file (to the working directory in "
-                   "Python)", default=None)
+                   "Capytaine dataset (netCDF, .nc), a WEC-Sim BEMIO file (HDF5, .h5) or a "
+                   "file of a WAMIT run with its .hst; absolute, or relative to the case "
+                   "file (to the working directory in Python)", default=None)
 HYDRO_FILE_BODY = Param("any", "", "the body of a multi-body dataset: Capytaine's body name, "
-                        "or BEMIO's body name or group (body2); not needed for a dataset of "
-                        "one body", default=None)
+                        "BEMIO's body name or group (body2), or WAMIT's body number (2, or "
+                        "body2); not needed for a dataset of one body", default=None)
 
 
 class BodyCoefficients(ForceType):

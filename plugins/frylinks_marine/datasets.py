@@ -34,6 +34,8 @@ def dataset_path(value: Any) -> Path:
 def _body_key(value: Any) -> str | None:
     if value is None:
         return None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return str(value)  # a body number: WAMIT's bodies have no names
     if not isinstance(value, str) or not value.strip():
         raise ModelError(f"expected the name of a body of the dataset, got {shown(value)}",
                          "hydrodynamics_body")

@@ -3,7 +3,8 @@ coefficients in frylinks' conventions, :class:`HydroDatabase` (one body) and
 :class:`MultiBodyDatabase` (several, cross-body terms included).
 
 The readers fill them: Capytaine's netCDF (:mod:`frylinks_marine.capytaine_reader`),
-WEC-Sim's BEMIO HDF5 (:mod:`frylinks_marine.bemio`), either by its content
+WEC-Sim's BEMIO HDF5 (:mod:`frylinks_marine.bemio`), WAMIT's numeric output
+(:mod:`frylinks_marine.wamit_reader`), any of them by its name or content
 (:func:`frylinks_marine.hydro_files.read_hydrodynamics`); the radiation impulse response
 and its state-space form are in :mod:`frylinks_marine.radiation`, the checks of the
 frequency grid in :mod:`frylinks_marine.frequency_grid`.
@@ -67,6 +68,7 @@ from frylinks.errors import ModelError
 
 from .radiation import RadiationStateSpace
 from .rigid_transforms import moved_by, transform_matrix
+from .second_order import SecondOrder
 
 Array = np.ndarray
 
@@ -159,6 +161,15 @@ class HydroDatabase:
     state_space
         A realisation of the radiation memory stored with the coefficients (BEMIO's
         ``state_space``), dimensional (the kernel, not ``K / rho``), or None.
+    added_mass_zero
+        ``(6, 6)`` zero-frequency added mass the source gave (WAMIT's ``PER = -1``), or
+        None.
+    excitation_absent
+        Why the source has no excitation (then there are no headings), naming the
+        missing file, or None; :meth:`require_excitation` says it.
+    second_order
+        Mean drift and QTFs (:class:`~frylinks_marine.second_order.SecondOrder`), or
+        None.
     """
 
     omega: Array
@@ -181,6 +192,9 @@ class HydroDatabase:
     kernel_time: Array | None = field(default=None, repr=False)
     kernel: Array | None = field(default=None, repr=False)
     state_space: RadiationStateSpace | None = field(default=None, repr=False)
+    added_mass_zero: Array | None = field(default=None, repr=False)
+    excitation_absent: str | None = field(default=None, repr=False)
+    second_order: SecondOrder | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         def setf(name: str, value: Any) -> None:
@@ -189,6 +203,9 @@ class HydroDatabase:
         omega = _checked_omega(self.omega)
         setf("omega", omega)
         nw = omega.size
+        if self.added_mass_zero is not None:
+            setf("added_mass_zero", checked_array(self.added_mass_zero, (6, 6),
+                                                  "added_mass_zero"))
         for name in ("added_mass", "radiation_damping"):
             setf(name, checked_array(getattr(self, name), (nw, 6, 6), name))
         headings = np.asarray(self.headings, dtype=float).reshape(-1)
@@ -243,7 +260,9 @@ class HydroDatabase:
             hydrostatic_stiffness=moved_by(self.hydrostatic_stiffness, t),
             excitation=np.einsum("ki,...k->...i", t, self.excitation), rotation_center=new,
             kernel=moved_by(self.kernel, t),
-            state_space=None if self.state_space is None else self.state_space.moved(t))
+            state_space=None if self.state_space is None else self.state_space.moved(t),
+            added_mass_zero=moved_by(self.added_mass_zero, t),
+            second_order=None if self.second_order is None else self.second_order.moved(t))
 
     def at_density(self, rho: float) -> HydroDatabase:
         """The coefficients in water of density ``rho`` [kg/m^3].
@@ -267,7 +286,23 @@ class HydroDatabase:
                                    else self.hydrostatic_stiffness * r),
             kernel=None if self.kernel is None else self.kernel * r,
             state_space=None if self.state_space is None else self.state_space.scaled(r),
+            added_mass_zero=None if self.added_mass_zero is None else self.added_mass_zero * r,
+            second_order=None if self.second_order is None else self.second_order.scaled(r),
             rho=rho)
+
+    def require_excitation(self) -> None:
+        """Check the database holds wave excitation.
+
+        Raises
+        ------
+        ModelError
+            If it has none (:attr:`excitation_absent` says why, naming the missing
+            file).
+        """
+        if self.nb_headings == 0:
+            why = self.excitation_absent or "the dataset holds no wave headings"
+            raise ModelError(f"{self._where()}no wave excitation: {why}; accepted: a "
+                             "dataset with excitation for wave forces", "excitation")
 
     def excitation_at(self, omega: Any, heading: float = 0.0,
                       method: str = "linear") -> Array:
@@ -305,6 +340,7 @@ class HydroDatabase:
         ModelError
             For a heading outside the stored span (``"linear"``) or an unknown method.
         """
+        self.require_excitation()
         w = np.asarray(omega, dtype=float)
         scalar = w.ndim == 0
         w = w.reshape(-1)
@@ -394,6 +430,8 @@ class MultiBodyDatabase:
         As in :class:`HydroDatabase`, over the ``6 N`` DOFs, or None.
     source
         The file, for messages.
+    added_mass_zero, excitation_absent, second_order
+        As in :class:`HydroDatabase`, over the ``6 N`` DOFs.
     """
 
     bodies: tuple[str, ...]
@@ -416,6 +454,9 @@ class MultiBodyDatabase:
     kernel_time: Array | None = field(default=None, repr=False)
     kernel: Array | None = field(default=None, repr=False)
     state_space: RadiationStateSpace | None = field(default=None, repr=False)
+    added_mass_zero: Array | None = field(default=None, repr=False)
+    excitation_absent: str | None = field(default=None, repr=False)
+    second_order: SecondOrder | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         def setf(name: str, value: Any) -> None:
@@ -489,7 +530,9 @@ class MultiBodyDatabase:
             water_depth=self.water_depth, rotation_center=self.rotation_centers[b],
             center_of_mass=self.centers_of_mass[b], dofs=self.dofs[b], source=self.source,
             body=name, kernel_time=self.kernel_time, kernel=block(self.kernel),
-            state_space=state_space)
+            state_space=state_space, added_mass_zero=block(self.added_mass_zero),
+            excitation_absent=self.excitation_absent,
+            second_order=None if self.second_order is None else self.second_order.restricted(s))
 
     def at_density(self, rho: float) -> MultiBodyDatabase:
         """All coefficients in water of density ``rho`` (as
@@ -506,6 +549,8 @@ class MultiBodyDatabase:
             excitation=self.excitation * r, added_mass_inf=self.added_mass_inf * r,
             hydrostatic_stiffness=sc(self.hydrostatic_stiffness), kernel=sc(self.kernel),
             state_space=None if self.state_space is None else self.state_space.scaled(r),
+            added_mass_zero=sc(self.added_mass_zero),
+            second_order=None if self.second_order is None else self.second_order.scaled(r),
             rho=float(rho))
 
 

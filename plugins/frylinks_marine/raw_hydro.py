@@ -30,6 +30,7 @@ from .hydrodb import (
 )
 from .radiation import RadiationStateSpace, ogilvie_added_mass_inf
 from .rigid_transforms import block_transform, moved_by
+from .second_order import SecondOrder
 
 Array = np.ndarray
 
@@ -41,7 +42,10 @@ class RawHydro:
     coefficients are moved to the COGs (:func:`single_body`, :func:`all_bodies`).
 
     ``bodies`` holds None for the one body of a dataset that does not name it;
-    ``aliases`` maps other accepted names (BEMIO's group ``body2``) to a body's index.
+    ``aliases`` maps other accepted names (BEMIO's group ``body2``, WAMIT's body number
+    ``2``) to a body's index. ``added_mass_zero``, ``excitation_absent`` and
+    ``second_order`` are those of :class:`~frylinks_marine.hydrodb.HydroDatabase`, over
+    all the bodies.
     """
 
     bodies: list[str | None]
@@ -64,6 +68,9 @@ class RawHydro:
     kernel: Array | None = None
     state_space: RadiationStateSpace | None = None
     aliases: dict[str, int] = field(default_factory=dict)
+    added_mass_zero: Array | None = None
+    excitation_absent: str | None = None
+    second_order: SecondOrder | None = None
 
     def chosen(self, body: str | None) -> int:
         """The index of ``body`` (None: the only one)."""
@@ -109,7 +116,9 @@ def single_body(raw: RawHydro, body: str | None, cog: Any) -> HydroDatabase:
         inertia=block(raw.inertia), rho=raw.rho, g=raw.g, water_depth=raw.water_depth,
         rotation_center=raw.rotation_centers[b], center_of_mass=raw.centers_of_mass[b],
         dofs=raw.dofs[b], source=raw.where, body=raw.bodies[b],
-        kernel_time=raw.kernel_time, kernel=block(raw.kernel), state_space=state_space)
+        kernel_time=raw.kernel_time, kernel=block(raw.kernel), state_space=state_space,
+        added_mass_zero=block(raw.added_mass_zero), excitation_absent=raw.excitation_absent,
+        second_order=None if raw.second_order is None else raw.second_order.restricted(s))
     target = db.center_of_mass if cog is None else checked_array(cog, (3,), "cog")
     if target is None:
         return db
@@ -171,6 +180,9 @@ def all_bodies(raw: RawHydro, cog: Mapping[str, Any] | None = None) -> MultiBody
     state_space = raw.state_space
     if moved and state_space is not None:
         state_space = state_space.moved(t)
+    second_order = raw.second_order
+    if moved and second_order is not None:
+        second_order = second_order.moved(t)
     return MultiBodyDatabase(
         bodies=tuple(names), omega=raw.omega, added_mass=added_mass, radiation_damping=damping,
         excitation=np.einsum("ki,...k->...i", t, raw.excitation) if moved else raw.excitation,
@@ -179,7 +191,9 @@ def all_bodies(raw: RawHydro, cog: Mapping[str, Any] | None = None) -> MultiBody
         rho=raw.rho, g=raw.g, water_depth=raw.water_depth,
         rotation_centers=tuple(centers), centers_of_mass=tuple(masses),
         dofs=tuple(raw.dofs), source=raw.where, kernel_time=raw.kernel_time,
-        kernel=mv(raw.kernel), state_space=state_space)
+        kernel=mv(raw.kernel), state_space=state_space,
+        added_mass_zero=mv(raw.added_mass_zero), excitation_absent=raw.excitation_absent,
+        second_order=second_order)
 
 
 def by_heading(values: Array, headings: Array) -> tuple[Array, Array]:
