@@ -56,12 +56,11 @@ def _largest_difference(a: xr.Dataset, b: xr.Dataset) -> tuple[str, float]:
     return where, worst
 
 
-#: Cases compared here in the default run; the others are ``slow``. Every type's kernels
-#: are compiled and compared with the Python path in the default run by
-#: test_every_registered_type_compiles (the fast version of this test), and
-#: test_interpreted runs the chain, crane vessel, screw jack, point absorber and moored
-#: buoy compiled.
-DEFAULT_CASES = ("pendulum", "point_absorber", "moored_buoy_dynamic", "rm3")
+#: Cases whose kinds the default run compiles here (with test_interpreted's, which share
+#: them); the others are ``slow``: every type's kernels are compiled in the default run by
+#: test_every_registered_type_compiles, the fast version of this test.
+DEFAULT_CASES = ("pendulum", "chain", "crane_vessel", "screw_jack", "point_absorber",
+                 "moored_buoy", "moored_buoy_dynamic", "rm3")
 
 
 @pytest.mark.parametrize("case", [
