@@ -97,9 +97,7 @@ class _Tiered:
         python = _PYTHON.get(id(d))
         if python is not None:
             return python
-        if self.interpretable is None:
-            self.interpretable = interpretable([d])
-        if not self.interpretable:
+        if not self.can_interpret():
             return self.compile_for_args(*args)
         argtypes = None
         now = time.monotonic()
@@ -118,6 +116,12 @@ class _Tiered:
                 _RECORDED.append((d, argtypes))
             return guarded(self.runner, self._compiled)
         return self.runner
+
+    def can_interpret(self) -> bool:
+        """Whether the kernel can run interpreted (:func:`interpretable`, asked once)."""
+        if self.interpretable is None:
+            self.interpretable = interpretable([self.dispatcher])
+        return self.interpretable
 
     def _compiled(self, *args: Any) -> Any:
         """Compile for ``args`` (here, now) and call."""
@@ -238,6 +242,14 @@ def stand_in(obj: Any, python: Callable[..., Any]) -> None:
         return
     install(obj)
     _PYTHON[id(obj)] = python
+
+
+def can_interpret(dispatcher: Any) -> bool:
+    """Whether ``dispatcher`` (a kernel) can run interpreted, asked once per kernel."""
+    tiered = getattr(dispatcher, "_compile_for_args", None)
+    if isinstance(tiered, _Tiered):
+        return tiered.can_interpret()
+    return interpretable([dispatcher])
 
 
 def interpretable(functions: Iterable[Callable[..., Any]]) -> bool:

@@ -81,8 +81,6 @@ def _waiting() -> bool:
     return WAIT[0] or os.environ.get("FRYLINKS_WAIT_FOR_COMPILE") == "1"
 
 
-#: Whether a step's entry (by ``id``) can run interpreted (asked once).
-_INTERPRETABLE: dict[int, bool] = {}
 #: Calls of a step's entry the current (or last) run made interpreted.
 INTERPRETED_CALLS = [0]
 
@@ -257,9 +255,7 @@ def compiling(step: CompiledStep, entry: str) -> bool:
     forced` and ``entry`` is not in the cache but can run interpreted."""
     if interpreted.forced():
         fn = getattr(step.module, entry)
-        if id(fn) not in _INTERPRETABLE:
-            _INTERPRETABLE[id(fn)] = interpreted.interpretable([fn])
-        if not _INTERPRETABLE[id(fn)] or on_disk(fn):
+        if not interpreted.can_interpret(fn) or on_disk(fn):
             return False
         INTERPRETED_CALLS[0] += 1
         return True

@@ -130,10 +130,7 @@ def check_compiled_types(classes: Sequence[type[Any]],
     for cls in classes:
         if getattr(cls, "kernels", getattr(cls, "kernel", None)) is None:
             raise AssertionError(f"{_label(cls)}: no kernels, so no compiled run to check")
-    reg = registry
-    for cls in classes:
-        reg = registry_with([(_kind_of(cls), cls)], reg)
-    assert reg is not None
+    reg = registry_with([(_kind_of(cls), cls) for cls in classes], registry)
     given = instances or {}
     runs = []
     for python in (False, True):
