@@ -48,6 +48,11 @@ class ForceContext:
     masses : list of ndarray
         At :meth:`ForceType.prepare` only: per attachment, the mass of each element's
         body [kg] (0 for ground), e.g. for a buoyancy that balances the weight.
+    span : tuple of float, or None
+        At :meth:`ForceType.prepare` only: the times ``(t_start, t_end)`` [s] the run
+        will cover, for a type that precomputes a record of a load known in advance
+        (wave excitation); None where no run follows (linear analysis, statics, a check),
+        and a kernel must then still be right at any time.
     """
 
     t: float
@@ -57,6 +62,7 @@ class ForceContext:
     states: Array = field(default_factory=lambda: np.zeros(0))
     static: bool = False
     masses: list[Array] = field(default_factory=list)
+    span: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)

@@ -154,8 +154,18 @@ def _registered(registry: Registry, kind: str, name: str) -> TypeInfo:
     return info
 
 
-def assemble(system: System) -> Model:
-    """Group links and forces by type into blocks and build every array."""
+def assemble(system: System, span: tuple[float, float] | None = None) -> Model:
+    """Group links and forces by type into blocks and build every array.
+
+    Parameters
+    ----------
+    system
+        The model.
+    span
+        The times ``(t_start, t_end)`` [s] a run of the model will cover, given to the
+        force types' ``prepare`` (:attr:`~frylinks.forces.ForceContext.span`), so that a
+        type may precompute a record of a load known in advance; None if unknown.
+    """
     bodies = list(system.bodies.values())
     if not bodies:
         raise ModelError("the system has no body to move: add one (add_body, or the case's "
@@ -243,7 +253,7 @@ def assemble(system: System) -> Model:
                   inertia, np.linalg.inv(inertia), system.gravity.copy(), link_blocks,
                   force_blocks, bank, solver, row, initial, scale, row_link,
                   _settings(system))
-    _prepare_forces(model)
+    _prepare_forces(model, span)
     return model
 
 
@@ -262,12 +272,12 @@ def _settings(system: System) -> dict[str, Any]:
     return out
 
 
-def _prepare_forces(model: Model) -> None:
+def _prepare_forces(model: Model, span: tuple[float, float] | None) -> None:
     """Let force types prepare at the initial state; gather added mass and states."""
     s = model.initial
     b = body_states(model, s)
     ctx = ForceContext(0.0, model.signals.evaluate(0.0, 0) if model.signals.nb_slots
-                       else np.zeros(0), model.gravity, model.settings)
+                       else np.zeros(0), model.gravity, model.settings, span=span)
     nb = model.nb_bodies
     added = np.zeros((nb + 1, 6, 6))
     couplings: list[tuple[Array, Array]] = []  # (bodies, their (6 n, 6 n) added mass)

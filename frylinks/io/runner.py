@@ -71,7 +71,9 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
                             f"{rho_inf:g}")
     background.begin()  # (the kernels not compiled yet run interpreted meanwhile)
     try:  # (a child compiling a new kind of model is handed its last work at the end)
-        model = assemble(system)
+        # (the span lets a force precompute the loads it knows in advance: wave records)
+        model = assemble(system, span=(0.0 if state is None else min(0.0, float(state.t)),
+                                       t_end))
         fixed_steps_only(model, integrator)
         _say_path(model, integrator, rho_inf)
         attrs = run_attributes(system, integrator, dt, every, rtol, atol, rho_inf)

@@ -15,6 +15,7 @@ from .environment import Environment
 from .moordyn_lines import MoorDynLines
 from .mooring import CatenaryLine, MooringMatrix
 from .morison import Morison
+from .wave_drift import WaveDrift
 
 
 @hookimpl
@@ -25,4 +26,5 @@ def frylinks_setting_types() -> list[type]:
 @hookimpl
 def frylinks_force_types() -> list[type]:
     return [LinearHydrostatics, AddedMass, LinearDamping, QuadraticDamping, Morison,
-            WaveExcitation, Radiation, MooringMatrix, CatenaryLine, MoorDynLines]
+            WaveExcitation, Radiation, MooringMatrix, CatenaryLine, MoorDynLines,
+            WaveDrift]

@@ -8,8 +8,11 @@ excitation and radiation (Cummins).
     dataset's diffraction + Froude-Krylov force per unit amplitude (linear in frequency,
     zero outside the data) and ``x_0`` the horizontal offset of the body's initial COG
     from the dataset's centre of mass (the mesh is taken at the body's initial place).
-    Zero in statics. The phasors are computed at ``prepare``; the sum is the compiled
-    kernel :func:`~frylinks_marine.wave_kernels.excitation_force`.
+    Zero in statics. The phasors are computed at ``prepare``, and the sum's record over
+    the run's span (:mod:`frylinks_marine.force_records`, within 1e-6 of the sum of the
+    phasors' moduli); the compiled kernel
+    :func:`~frylinks_marine.wave_kernels.excitation_force` interpolates it (sums the
+    components where no record covers the time).
 
 ``radiation``
     Cummins' equation: ``F = -A_inf u' - int_0^t K(t - s) u(s) ds``, ``u = xi'`` the body's
@@ -56,6 +59,7 @@ from frylinks.params import Param, shown
 from .body_forces import BODY
 from .datasets import dataset_path, in_environment, load_bodies, load_database, water_density
 from .dofs import symmetric_added_mass
+from .force_records import ForceRecord, harmonic
 from .frequency_grid import frequency_grid_problems
 from .hydrodb import DOF_NAMES, HydroDatabase
 from .radiation import (
@@ -124,9 +128,11 @@ class WaveExcitation(DatasetForce):
         self._rho: list[float] = [float(db.rho) for db in self._dbs]
         self._depth, self._g = math.inf, 9.81
         self._offset = np.zeros((self.nb_forces, 2))
+        self.record = ForceRecord.empty(6 * self.nb_forces)
 
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
         self.__dict__.pop("_kernel_data", None)  # (built again from what is set here)
+        self.record = ForceRecord.empty(6 * self.nb_forces)
         env = ctx.settings.get("environment")
         self._rho = [water_density(ctx, db) for db in self._dbs]
         self._g = float(np.linalg.norm(ctx.gravity)) or 9.81
@@ -156,6 +162,9 @@ class WaveExcitation(DatasetForce):
             offset = frames[0].p[i, :2] - centre
             shift = np.exp(1j * k * (direction @ offset))
             self.amplitude[i] = (base * shift)[:, None] * X
+        # the sum over components, once for the run (frylinks_marine.force_records)
+        phasors = np.transpose(self.amplitude, (0, 2, 1)).reshape(6 * self.nb_forces, nc)
+        self.record = harmonic(phasors, self.omega, ctx.span, label="wave_excitation")
 
     def wave_excitation(self, omega: Array, heading: float) -> Array | None:
         """Per element, the dataset's excitation per unit amplitude of a regular wave
@@ -176,7 +185,8 @@ class WaveExcitation(DatasetForce):
         params = (wave_params(math.inf, 0.0, np.zeros(3)) if self._waves is None
                   else self._waves.kernel_data()[1])
         return (np.ascontiguousarray(phasors.real), np.ascontiguousarray(phasors.imag),
-                np.ascontiguousarray(self.omega, dtype=float), params)
+                np.ascontiguousarray(self.omega, dtype=float), params,
+                *self.record.kernel_data())
 
 
 WaveExcitation.kernels = ForceKernels(excitation_force)

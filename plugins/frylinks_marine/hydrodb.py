@@ -347,7 +347,7 @@ class HydroDatabase:
         table = np.zeros((self.omega.size, 6), dtype=complex)
         for index, weight in self._heading_weights(float(heading), method):
             table += weight * self.excitation[:, index, :]
-        i0, i1, s, inside = _linear_weights(w, self.omega)
+        i0, i1, s, inside = linear_weights(w, self.omega)
         out = (1.0 - s)[:, None] * table[i0] + s[:, None] * table[i1]
         out[~inside] = 0.0
         if not inside.all():
@@ -358,30 +358,7 @@ class HydroDatabase:
         return out[0] if scalar else out
 
     def _heading_weights(self, heading: float, method: str) -> list[tuple[int, float]]:
-        if method not in ("linear", "nearest"):
-            raise ModelError(f"unknown heading interpolation {method!r}; accepted: linear, "
-                             "nearest", "method")
-        stored = np.mod(self.headings, 2 * np.pi)
-        h = float(np.mod(heading, 2 * np.pi))
-        distance = np.abs(np.mod(h - stored + np.pi, 2 * np.pi) - np.pi)
-        nearest = int(np.argmin(distance))
-        if distance[nearest] <= HEADING_TOL or method == "nearest":
-            return [(nearest, 1.0)]
-        order = np.argsort(stored)
-        angles = stored[order]
-        gaps = np.diff(np.concatenate([angles, [angles[0] + 2 * np.pi]]))
-        k = int(np.searchsorted(angles, h)) - 1  # angles[k] < h (k = -1: across 2 pi)
-        k %= angles.size
-        closes = angles.size > 1 and gaps[-1] <= gaps[:-1].max() + HEADING_TOL
-        if angles.size == 1 or (k == angles.size - 1 and not closes):
-            listed = ", ".join(f"{np.degrees(a):g}" for a in angles)
-            raise ModelError(
-                f"{self._where()}heading {np.degrees(h):g} deg is not in the data "
-                f"(headings: {listed} deg) and lies outside their span; accepted: a heading "
-                "within the span, or method='nearest'", "heading")
-        lo, hi = order[k], order[(k + 1) % angles.size]
-        s = float(np.mod(h - angles[k], 2 * np.pi) / gaps[k])
-        return [(int(lo), 1.0 - s), (int(hi), s)]
+        return heading_weights(self.headings, heading, method, self._where())
 
     def _where(self) -> str:
         label = self.label
@@ -587,7 +564,48 @@ def checked_array(value: Any, shape: tuple[int, ...], name: str, dtype: type = f
     return arr
 
 
-def _linear_weights(x: Array, xp: Array) -> tuple[Array, Array, Array, Array]:
+def heading_weights(headings: Array, heading: float, method: str = "linear",
+                    where: str = "") -> list[tuple[int, float]]:
+    """Indices of ``headings`` [rad] and weights that interpolate data at ``heading``.
+
+    ``"linear"`` between the two stored headings either side (the span wraps round
+    ``2 pi`` only when the stored headings go all round the circle, i.e. the gap across
+    ``2 pi`` is no larger than the largest gap between them), or ``"nearest"``; a
+    stored heading (within :data:`HEADING_TOL`) is used as is by either.
+
+    Raises
+    ------
+    ModelError
+        For a heading outside the stored span (``"linear"``; the message starts with
+        ``where``) or an unknown method.
+    """
+    if method not in ("linear", "nearest"):
+        raise ModelError(f"unknown heading interpolation {method!r}; accepted: linear, "
+                         "nearest", "method")
+    stored = np.mod(headings, 2 * np.pi)
+    h = float(np.mod(heading, 2 * np.pi))
+    distance = np.abs(np.mod(h - stored + np.pi, 2 * np.pi) - np.pi)
+    nearest = int(np.argmin(distance))
+    if distance[nearest] <= HEADING_TOL or method == "nearest":
+        return [(nearest, 1.0)]
+    order = np.argsort(stored)
+    angles = stored[order]
+    gaps = np.diff(np.concatenate([angles, [angles[0] + 2 * np.pi]]))
+    k = int(np.searchsorted(angles, h)) - 1  # angles[k] < h (k = -1: across 2 pi)
+    k %= angles.size
+    closes = angles.size > 1 and gaps[-1] <= gaps[:-1].max() + HEADING_TOL
+    if angles.size == 1 or (k == angles.size - 1 and not closes):
+        listed = ", ".join(f"{np.degrees(a):g}" for a in angles)
+        raise ModelError(
+            f"{where}heading {np.degrees(h):g} deg is not in the data "
+            f"(headings: {listed} deg) and lies outside their span; accepted: a heading "
+            "within the span, or method='nearest'", "heading")
+    lo, hi = order[k], order[(k + 1) % angles.size]
+    s = float(np.mod(h - angles[k], 2 * np.pi) / gaps[k])
+    return [(int(lo), 1.0 - s), (int(hi), s)]
+
+
+def linear_weights(x: Array, xp: Array) -> tuple[Array, Array, Array, Array]:
     """Indices and weights of linear interpolation in ascending ``xp``; ``inside`` marks
     the ``x`` within ``[xp[0], xp[-1]]``."""
     inside = (x >= xp[0]) & (x <= xp[-1])

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from frylinks.jit import kernel
+from frylinks.jit import helper, kernel
 from frylinks.kinematics import NodeFrames
 
 Array = np.ndarray
@@ -184,6 +184,57 @@ def wave_kinematics_many(table: Array, params: Array, p: Array, t: Array,
                         a[i])
 
 
+# ---------------------------------------------------------------------- force records
+
+
+@kernel
+def harmonic_record(re: Array, im: Array, omega: Array, t0: float, h: float, values: Array,
+                    rates: Array) -> None:
+    """Add ``S_j(t) = sum_c re[j, c] cos(w_c t) + im[j, c] sin(w_c t)`` and its time
+    derivative at ``t_n = t0 + n h`` into ``values`` and ``rates`` ``(nt, m)``.
+
+    Each component's ``(cos, sin)`` is advanced from sample to sample by one rotation
+    of ``w_c h`` and computed afresh every :data:`RESYNC` samples, so that the rounding
+    the rotations accumulate stays near 1e-13; ``O(nt nc m)`` multiply-adds."""
+    nt, m = values.shape
+    for start in range(0, nt, RESYNC):
+        stop = min(start + RESYNC, nt)
+        t = t0 + start * h
+        for c in range(len(omega)):
+            w = omega[c]
+            cs, sn = math.cos(w * t), math.sin(w * t)
+            dc, ds = math.cos(w * h), math.sin(w * h)
+            for n in range(start, stop):
+                for j in range(m):
+                    values[n, j] += re[j, c] * cs + im[j, c] * sn
+                    rates[n, j] += w * (im[j, c] * cs - re[j, c] * sn)
+                cs, sn = cs * dc - sn * ds, sn * dc + cs * ds
+
+
+#: Samples between two fresh evaluations of a component's phase in :func:`harmonic_record`.
+RESYNC = 256
+
+
+@helper
+def record_weights(grid: Array, nt: int, t: float) -> tuple[int, float, float, float, float]:
+    """Where ``t`` falls in a record ``grid = (t0, h)`` of ``nt`` samples: the sample
+    ``k`` before it and the cubic Hermite weights of ``values[k], rates[k], values[k + 1],
+    rates[k + 1]``; ``k = -1`` outside the record."""
+    u = (t - grid[0]) / grid[1]
+    k = -1
+    w0 = w1 = w2 = w3 = 0.0
+    if u >= 0.0 and u <= nt - 1.0:
+        k = min(int(u), nt - 2)
+        s = u - k
+        s2 = s * s
+        s3 = s2 * s
+        w0 = 2.0 * s3 - 3.0 * s2 + 1.0
+        w1 = (s3 - 2.0 * s2 + s) * grid[1]
+        w2 = 3.0 * s2 - 2.0 * s3
+        w3 = (s3 - s2) * grid[1]
+    return k, w0, w1, w2, w3
+
+
 # ---------------------------------------------------------------------------- forces
 
 
@@ -192,27 +243,39 @@ def excitation_force(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: f
                      signals: Array, gravity: Array, states: Array, static: bool,
                      force: Array, torque: Array) -> None:
     """``wave_excitation``: ``r(t) sum_c Re(A_c exp(-1j w_c t))`` per element and DOF,
-    with ``data = (re, im, omega, params)``: the real and imaginary parts ``(n, 6, nc)``
-    of the phasors ``A`` (wave amplitude, phase and place included), the component
-    frequencies and the wave field's parameters (its ramp). Zero in statics."""
-    re, im, omega, params = data
+    with ``data = (re, im, omega, params, grid, values, rates)``: the real and imaginary
+    parts ``(n, 6, nc)`` of the phasors ``A`` (wave amplitude, phase and place
+    included), the component frequencies, the wave field's parameters (its ramp) and
+    the sum's record (:func:`harmonic_record` on ``grid = (t0, h)``, ``(nt, 6 n)``),
+    interpolated where it covers ``t`` and summed afresh elsewhere. Zero in statics."""
+    re, im, omega, params, grid, values, rates = data
     nc = len(omega)
     if static or nc == 0:
         return
     r = wave_ramp(params, t)[0]
-    cos_wt, sin_wt = np.empty(nc), np.empty(nc)
-    for c in range(nc):
-        cos_wt[c] = math.cos(omega[c] * t)
-        sin_wt[c] = math.sin(omega[c] * t)
-    for i in range(re.shape[0]):
-        for j in range(6):
-            s = 0.0
-            for c in range(nc):
-                s += re[i, j, c] * cos_wt[c] + im[i, j, c] * sin_wt[c]
-            if j < 3:
-                force[i, 0, j] = r * s
-            else:
-                torque[i, 0, j - 3] = r * s
+    k, w0, w1, w2, w3 = record_weights(grid, values.shape[0], t)
+    n = re.shape[0]
+    if k >= 0:
+        for i in range(n):
+            for j in range(6):
+                col = 6 * i + j
+                s = (w0 * values[k, col] + w1 * rates[k, col]) \
+                    + (w2 * values[k + 1, col] + w3 * rates[k + 1, col])
+                if j < 3:
+                    force[i, 0, j] = r * s
+                else:
+                    torque[i, 0, j - 3] = r * s
+    else:  # outside the record: the sum itself, a component at a time
+        for i in range(n):
+            for j in range(3):
+                force[i, 0, j] = 0.0
+                torque[i, 0, j] = 0.0
+        for c in range(nc):
+            cs, sn = r * math.cos(omega[c] * t), r * math.sin(omega[c] * t)
+            for i in range(n):
+                for j in range(3):
+                    force[i, 0, j] += re[i, j, c] * cs + im[i, j, c] * sn
+                    torque[i, 0, j] += re[i, j + 3, c] * cs + im[i, j + 3, c] * sn
 
 
 @kernel
@@ -249,3 +312,106 @@ def morison_force(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: floa
         drag = 0.5 * rho * cd[i] * diameter[i] * length[i] * speed
         for k in range(3):
             force[i, 0, k] = inertia * an[k] + drag * urn[k]
+
+
+# ------------------------------------------------------------------- second-order loads
+
+
+@helper
+def pair_sum_add(pre: Array, pim: Array, qre: Array, qim: Array, sigma: Array, col: Array,
+                 omega: Array, flags: Array, grid: Array, values: Array, rates: Array,
+                 t: float, scale: float, out: Array) -> None:
+    """Add ``scale`` times a factorised pair sum at ``t`` into ``out`` ``(m,)``
+    (:class:`~frylinks_marine.drift_loads.PairSum`): its record interpolated where it
+    covers ``t``, else ``Re sum_r s_r p_r q~_r`` summed (``flags[0]``: 1 for a
+    difference-frequency sum, ``q~ = conj(q)``)."""
+    k, w0, w1, w2, w3 = record_weights(grid, values.shape[0], t)
+    if k >= 0:
+        for j in range(values.shape[1]):
+            out[j] += scale * ((w0 * values[k, j] + w1 * rates[k, j])
+                               + (w2 * values[k + 1, j] + w3 * rates[k + 1, j]))
+    else:
+        sign = -1.0 if flags[0] == 1.0 else 1.0
+        for r in range(len(sigma)):
+            p_re = p_im = q_re = q_im = 0.0
+            for i in range(len(omega)):
+                c, s = math.cos(omega[i] * t), -math.sin(omega[i] * t)
+                p_re += pre[r, i] * c - pim[r, i] * s
+                p_im += pre[r, i] * s + pim[r, i] * c
+                q_re += qre[r, i] * c - qim[r, i] * s
+                q_im += qre[r, i] * s + qim[r, i] * c
+            q_im *= sign
+            out[col[r]] += scale * sigma[r] * (p_re * q_re - p_im * q_im)
+
+
+@kernel
+def wave_drift_parts(data: tuple[Any, ...], t: float, v: Array, static: bool, mean: Array,
+                     slow: Array, fast: Array, damped: Array) -> None:
+    """The parts of ``wave_drift`` ``(m,)`` each at ``t``: mean drift, slow drift,
+    sum-frequency load and drift damping ``-B v`` (``v`` the bodies' velocities
+    ``(n, 3)``), ramped by ``r(t)^2``; in statics the mean drift only. ``data`` as
+    :func:`wave_drift_force`."""
+    (const, params, damping,
+     a_pre, a_pim, a_qre, a_qim, a_sigma, a_col, a_omega, a_flags, a_grid, a_values, a_rates,
+     b_pre, b_pim, b_qre, b_qim, b_sigma, b_col, b_omega, b_flags, b_grid, b_values,
+     b_rates) = data
+    r = wave_ramp(params, t)[0]
+    r2 = r * r
+    for j in range(len(const)):
+        mean[j] = r2 * const[j]
+        slow[j] = -mean[j]  # (the record holds the mean too)
+        fast[j] = 0.0
+        damped[j] = 0.0
+    if static:
+        for j in range(len(const)):
+            slow[j] = 0.0
+    else:
+        pair_sum_add(a_pre, a_pim, a_qre, a_qim, a_sigma, a_col, a_omega, a_flags, a_grid,
+                     a_values, a_rates, t, r2, slow)
+        if len(b_sigma) > 0:
+            pair_sum_add(b_pre, b_pim, b_qre, b_qim, b_sigma, b_col, b_omega, b_flags, b_grid,
+                         b_values, b_rates, t, r2, fast)
+        if a_values.shape[0] == 0 and len(a_sigma) == 0:
+            for j in range(len(const)):
+                slow[j] = 0.0  # (no slow drift: method mean)
+        for j in range(len(const)):
+            i = j // 6
+            damped[j] = -r2 * (damping[j, 0] * v[i, 0] + damping[j, 1] * v[i, 1])
+
+
+@kernel
+def wave_drift_force(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                     signals: Array, gravity: Array, states: Array, static: bool,
+                     force: Array, torque: Array) -> None:
+    """``wave_drift``: mean + slow drift + sum-frequency load - drift damping, per element
+    and DOF (:mod:`frylinks_marine.drift_loads`), with ``data = (mean (6 n,), params,
+    damping (6 n, 2), *slow, *sum)``: the mean drift, the wave field's parameters (its
+    ramp), Aranha's damping, and two factorised pair sums with their records
+    (:meth:`~frylinks_marine.drift_loads.PairSum.kernel_data`,
+    :meth:`~frylinks_marine.force_records.ForceRecord.kernel_data`)."""
+    m = len(data[0])
+    mean, slow, fast, damped = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
+    wave_drift_parts(data, t, frames[0].v, static, mean, slow, fast, damped)
+    for j in range(m):
+        i, d = j // 6, j % 6
+        total = (mean[j] + slow[j]) + (fast[j] + damped[j])
+        if d < 3:
+            force[i, 0, d] = total
+        else:
+            torque[i, 0, d - 3] = total
+
+
+@kernel
+def wave_drift_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
+                       signals: Array, gravity: Array, states: Array, out: Array) -> None:
+    """The ``wave_drift`` outputs into ``out (n, 24)``: mean, slow drift, sum-frequency and
+    damping parts, 6 DOFs each."""
+    m = len(data[0])
+    mean, slow, fast, damped = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
+    wave_drift_parts(data, t, frames[0].v, False, mean, slow, fast, damped)
+    for j in range(m):
+        i, d = j // 6, j % 6
+        out[i, d] = mean[j]
+        out[i, 6 + d] = slow[j]
+        out[i, 12 + d] = fast[j]
+        out[i, 18 + d] = damped[j]

@@ -1,0 +1,304 @@
+"""Second-order wave loads of a sea of components, as the step reads them: the mean
+drift, and records of the slow-drift (difference-frequency) and sum-frequency loads.
+
+With the wave components ``c`` of complex amplitudes ``a_c`` at the body
+(:mod:`frylinks_marine.waves`; the phase of each shifted to the body's place as for the
+first-order excitation) and ``u_c(t) = exp(-i w_c t)``, the loads on DOF ``d`` are
+(conventions of :mod:`frylinks_marine.second_order`, WAMIT's double sum over all pairs)::
+
+    F_d(t) = sum_ij M_ij u_i conj(u_j)  +  Re sum_ij P_ij u_i u_j
+    M_ij = a_i conj(a_j) T-(w_i, w_j, b_i, b_j),   P_ij = a_i a_j T+(w_i, w_j, b_i, b_j)
+
+The diagonal of the first sum is the **mean drift** ``sum_c |a_c|^2 T-_cc`` (a constant);
+the rest is the **slow drift**. ``T-`` is the difference-frequency QTF (``method:
+qtf``), or Newman's approximation ``(D_i + D_j) / 2`` from the mean drift coefficients
+``D`` (``method: newman``), or nothing but its diagonal (``method: mean``).
+
+**Without an O(N^2) sum a step.** Each ``N x N`` matrix is factorised once by its
+singular value decomposition ``M = U S V^H``, so that
+``sum_ij M_ij u_i conj(u_j) = sum_r s_r p_r conj(q_r)`` with the harmonic sums
+``p_r = sum_i U_ir u_i``, ``q_r = sum_j V_jr u_j``; ranks whose singular values add up to
+less than :data:`RANK_TOLERANCE` of the total are left out (Newman's matrix has rank 2
+exactly; a QTF's is small because it is smooth). The products are evaluated on the
+time grid of a :class:`~frylinks_marine.force_records.ForceRecord` over the run,
+``O(R N)`` a sample in blocks of matrix products, and the step interpolates the record.
+
+**Wave drift damping** (Aranha 1994): a body moving at the slow horizontal velocity
+``v`` meets the component ``c`` (direction ``e_c``) at the encounter frequency
+``w - k v.e`` and with a drift amplified by ``1 - 4 w v.e / g``; to first order in
+``v``, in deep water, the mean drift changes by ``-B v`` with::
+
+    B[d, :] = sum_c |a_c|^2 (w_c / g) (4 D_d(w_c) + w_c dD_d/dw (w_c)) e_c
+
+the damping the slow-drift motion otherwise lacks (the radiation damping at its low
+natural frequency is nearly zero). The change of heading the formula also gives is left
+out (it acts in oblique seas on sway and yaw).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from frylinks.errors import ModelError
+
+from .force_records import RECORD_TOLERANCE, ForceRecord, record_grid
+from .hydrodb import DOF_NAMES, heading_weights, linear_weights
+from .second_order import DriftTable
+
+Array = np.ndarray
+
+#: Ranks left out of a factorised pair matrix add up to at most this fraction of the
+#: sum of its singular values.
+RANK_TOLERANCE = 1e-6
+#: Samples of a pair record computed together (one block of matrix products).
+BLOCK = 2048
+
+
+# ------------------------------------------------------------------- tables at components
+
+
+def _covered(table: DriftTable, omega: Array, heading: Array, where: str) -> None:
+    """A ModelError unless the table's frequencies cover the components'."""
+    lo, hi = float(table.omega[0]), float(table.omega[-1])
+    slack = 1e-9 * hi
+    if omega.size and (omega.min() < lo - slack or omega.max() > hi + slack):
+        raise ModelError(
+            f"{where}: the {table.kind} data cover {lo:.4g} to {hi:.4g} rad/s "
+            f"({2 * math.pi / hi:.3g} to {2 * math.pi / lo:.3g} s); the sea's components "
+            f"span {omega.min():.4g} to {omega.max():.4g} rad/s; accepted: a sea within "
+            "the data (an irregular sea's omega_range), or data reaching further",
+            "hydrodynamics")
+
+
+def _heading_rows(table: DriftTable, heading: Array, where: str) -> list[list[tuple[int, float]]]:
+    """Per component, the table's headings and weights at its heading; with a table of
+    one heading, that heading for every component (said in a warning when the sea's
+    headings differ from it by more than 1 degree)."""
+    if table.headings.size == 1:
+        off = np.abs(np.mod(heading - table.headings[0] + math.pi, 2 * math.pi) - math.pi)
+        if off.size and off.max() > math.radians(1.0):
+            warnings.warn(
+                f"{where}: the {table.kind} data have one heading "
+                f"({math.degrees(table.headings[0]):g} deg); it serves every component, "
+                f"up to {math.degrees(off.max()):.3g} deg away from it", UserWarning,
+                stacklevel=4)
+        return [[(0, 1.0)] for _ in heading]
+    return [heading_weights(table.headings, float(b), "linear", f"{where}: ")
+            for b in heading]
+
+
+def _used_dofs(table: DriftTable, where: str) -> Array:
+    """Indices of the DOFs the table gives (the others, all NaN, get no load)."""
+    gaps = np.isnan(table.values)
+    given = ~gaps.all(axis=tuple(range(gaps.ndim - 1)))
+    partial = given & gaps.any(axis=tuple(range(gaps.ndim - 1)))
+    if partial.any():
+        d = int(np.argmax(partial))
+        name = DOF_NAMES[d % 6] + (f" of body {d // 6 + 1}" if d >= 6 else "")
+        raise ModelError(f"{where}: the {table.kind} data of {name} have gaps (NaN) within "
+                         f"{table.omega[0]:.4g} to {table.omega[-1]:.4g} rad/s; accepted: "
+                         "data given at every frequency (and heading) of the table",
+                         "hydrodynamics")
+    return np.flatnonzero(given)
+
+
+def mean_drift_at(table: DriftTable, omega: Array, heading: Array, where: str) -> Array:
+    """``D(w_c, b_c)`` ``(nc, n)`` of a mean drift table (real part), linear in frequency
+    and heading; DOFs without data are zero."""
+    _covered(table, omega, heading, where)
+    dofs = _used_dofs(table, where)
+    values = np.nan_to_num(table.values.real)
+    i0, i1, s, _ = linear_weights(omega, table.omega)
+    out = np.zeros((omega.size, values.shape[-1]))
+    for c, rows in enumerate(_heading_rows(table, heading, where)):
+        for h, weight in rows:
+            out[c] += weight * ((1.0 - s[c]) * values[i0[c], h] + s[c] * values[i1[c], h])
+    keep = np.zeros(values.shape[-1], dtype=bool)
+    keep[dofs] = True
+    out[:, ~keep] = 0.0
+    return out
+
+
+def drift_slope_at(table: DriftTable, omega: Array, heading: Array, where: str) -> Array:
+    """``dD/dw`` ``(nc, n)`` at the components (centred differences on the table)."""
+    slope = np.gradient(np.nan_to_num(table.values.real), table.omega, axis=0)
+    return mean_drift_at(DriftTable(table.omega, table.headings, slope, table.kind,
+                                    table.source), omega, heading, where)
+
+
+def qtf_at(table: DriftTable, omega: Array, heading: Array, where: str) -> Array:
+    """``T(w_i, w_j, b_i, b_j)`` ``(nc, nc, n)`` of a QTF table, bilinear in the two
+    frequencies and in the two headings; DOFs without data are zero."""
+    _covered(table, omega, heading, where)
+    dofs = _used_dofs(table, where)
+    values = np.nan_to_num(table.values)
+    i0, i1, s, _ = linear_weights(omega, table.omega)
+    nc, n = omega.size, values.shape[-1]
+    rows = _heading_rows(table, heading, where)
+    # the heading pairs, by groups of components sharing their heading weights
+    groups: dict[tuple[tuple[int, float], ...], list[int]] = {}
+    for c, r in enumerate(rows):
+        groups.setdefault(tuple(r), []).append(c)
+    out = np.zeros((nc, nc, n), dtype=complex)
+    for ri, ci in groups.items():
+        for rj, cj in groups.items():
+            a, b = np.array(ci), np.array(cj)
+            block = np.zeros((a.size, b.size, n), dtype=complex)
+            for hi, wi in ri:
+                for hj, wj in rj:
+                    v = values[:, :, hi, hj]
+                    block += wi * wj * (
+                        ((1 - s[a])[:, None, None] * (1 - s[b])[None, :, None])
+                        * v[np.ix_(i0[a], i0[b])]
+                        + ((1 - s[a])[:, None, None] * s[b][None, :, None])
+                        * v[np.ix_(i0[a], i1[b])]
+                        + (s[a][:, None, None] * (1 - s[b])[None, :, None])
+                        * v[np.ix_(i1[a], i0[b])]
+                        + (s[a][:, None, None] * s[b][None, :, None]) * v[np.ix_(i1[a], i1[b])])
+            out[np.ix_(a, b)] = block
+    keep = np.zeros(n, dtype=bool)
+    keep[dofs] = True
+    out[..., ~keep] = 0.0
+    return out
+
+
+# -------------------------------------------------------------------------- pair records
+
+
+@dataclass(frozen=True, eq=False)
+class PairSum:
+    """A factorised pair sum ``F_col(t) = Re sum_r s_r p_r(t) q~_r(t)``: ``p_r = sum_i
+    P[r, i] u_i``, ``q_r = sum_j Q[r, j] u_j``, ``q~ = conj(q)`` (difference frequency)
+    or ``q`` (sum frequency); ``col[r]`` the load column each rank adds to.
+
+    Attributes
+    ----------
+    P, Q
+        ``(R, N)`` complex.
+    sigma
+        ``(R,)`` singular values.
+    col
+        ``(R,)`` int.
+    difference
+        True for difference frequencies (``conj(q)``).
+    omega
+        ``(N,)`` [rad/s].
+    """
+
+    P: Array
+    Q: Array
+    sigma: Array
+    col: Array
+    difference: bool
+    omega: Array
+
+    @property
+    def rank(self) -> int:
+        """Number of ranks ``R`` kept."""
+        return int(self.sigma.size)
+
+    def highest(self) -> float:
+        """The highest frequency in the sum [rad/s] (0 for an empty one)."""
+        if self.rank == 0:
+            return 0.0
+        w = self.omega
+        return float(w.max() - w.min()) if self.difference else 2.0 * float(w.max())
+
+    def at(self, t: Array, m: int) -> tuple[Array, Array]:
+        """Values and time derivatives ``(nt, m)`` at the times ``t``."""
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        values, rates = np.zeros((t.size, m)), np.zeros((t.size, m))
+        if self.rank == 0:
+            return values, rates
+        select = np.zeros((self.rank, m))
+        select[np.arange(self.rank), self.col] = self.sigma
+        spin = -1j * self.omega
+        stack = np.concatenate([self.P, self.P * spin, self.Q, self.Q * spin])
+        r = self.rank
+        for start in range(0, t.size, BLOCK):
+            tt = t[start:start + BLOCK]
+            u = np.exp(np.outer(-1j * self.omega, tt))  # (N, B)
+            p, dp, q, dq = np.split(stack @ u, 4)
+            if self.difference:
+                q, dq = q.conj(), dq.conj()
+            assert p.shape[0] == r
+            values[start:start + tt.size] = (p * q).real.T @ select
+            rates[start:start + tt.size] = (dp * q + p * dq).real.T @ select
+        return values, rates
+
+    def record(self, span: tuple[float, float] | None, m: int,
+               tol: float = RECORD_TOLERANCE) -> ForceRecord:
+        """Its :class:`~frylinks_marine.force_records.ForceRecord` over ``span`` (none
+        without a span or ranks)."""
+        grid = None if self.rank == 0 else record_grid(span, self.highest(), m, tol,
+                                                        "wave_drift")
+        if grid is None:
+            return ForceRecord.empty(m)
+        t0, h, nt = grid
+        values, rates = self.at(t0 + h * np.arange(nt), m)
+        return ForceRecord(np.array([t0, h]), values, rates)
+
+    def kernel_data(self) -> tuple[Array, ...]:
+        """``(p_re, p_im, q_re, q_im, sigma, col, omega, difference)`` as the kernels
+        read them (to sum where no record covers the time)."""
+        return (np.ascontiguousarray(self.P.real), np.ascontiguousarray(self.P.imag),
+                np.ascontiguousarray(self.Q.real), np.ascontiguousarray(self.Q.imag),
+                np.ascontiguousarray(self.sigma), np.ascontiguousarray(self.col),
+                np.ascontiguousarray(self.omega), np.array([1.0 if self.difference else 0.0]))
+
+
+def factorised(matrices: Array, omega: Array, difference: bool,
+               tol: float = RANK_TOLERANCE) -> PairSum:
+    """The :class:`PairSum` of ``matrices`` ``(N, N, m)`` (one pair matrix per load
+    column), each truncated to the ranks holding ``1 - tol`` of its singular values'
+    sum."""
+    n, _, m = matrices.shape
+    P, Q, sigma, col = [], [], [], []
+    for d in range(m):
+        M = matrices[:, :, d]
+        if not np.any(M):
+            continue
+        U, s, Vh = np.linalg.svd(M)
+        tail = np.cumsum(s[::-1])[::-1]  # tail[r] = sum of s[r:]
+        rank = int(np.count_nonzero(tail > tol * tail[0]))
+        P.append(U[:, :rank].T)
+        # sum_j M_ij v_j = sum_r U_ir s_r conj(Vh... ): q_r = sum_j Vh[r, j]^* u_j for a
+        # difference (taken conj later: conj(q_r) = sum_j Vh[r, j] conj(u_j)), and
+        # sum_j Vh[r, j] u_j for a sum
+        Q.append(Vh[:rank].conj() if difference else Vh[:rank])
+        sigma.append(s[:rank])
+        col.append(np.full(rank, d))
+    if not P:
+        empty = np.zeros((0, n), dtype=complex)
+        return PairSum(empty, empty, np.zeros(0), np.zeros(0, dtype=np.int64), difference,
+                       np.asarray(omega, dtype=float))
+    return PairSum(np.concatenate(P), np.concatenate(Q), np.concatenate(sigma),
+                   np.concatenate(col).astype(np.int64), difference,
+                   np.asarray(omega, dtype=float))
+
+
+def pair_matrices(a: Array, T: Array, difference: bool) -> Array:
+    """``M_ij = a_i conj(a_j) T_ij`` (difference) or ``a_i a_j T_ij`` (sum), ``(N, N, m)``."""
+    other = a.conj() if difference else a
+    return a[:, None, None] * other[None, :, None] * T
+
+
+def newman_qtf(D: Array) -> Array:
+    """Newman's approximation ``T-_ij = (D_i + D_j) / 2`` ``(N, N, m)`` of mean drift
+    coefficients ``D`` ``(N, m)``."""
+    return 0.5 * (D[:, None, :] + D[None, :, :])
+
+
+def drift_damping(amplitude: Array, omega: Array, heading: Array, D: Array,
+                  slope: Array, g: float) -> Array:
+    """Aranha's wave drift damping ``B`` ``(m, 2)`` (module docstring): load column per
+    horizontal velocity ``(v_x, v_y)`` of the body, for components of amplitudes
+    ``amplitude`` ``(N,)`` and mean drift ``D``, ``dD/dw`` ``(N, m)``."""
+    weight = np.abs(amplitude) ** 2 * omega / g
+    e = np.stack([np.cos(heading), np.sin(heading)], axis=1)  # (N, 2)
+    out: Array = np.einsum("c,cd,ck->dk", weight, 4.0 * D + omega[:, None] * slope, e)
+    return out

@@ -1,0 +1,134 @@
+"""Records of wave loads known before a run: computed once on a time grid, interpolated
+by the compiled step.
+
+A linear wave load is a sum of harmonics, ``S(t) = sum_c Re(A_c exp(-i w_c t))``; a
+second-order load is a product of two such sums (:mod:`frylinks_marine.second_order`).
+Summing every component at every stage of every step costs ``O(nc)`` a step (65 us for
+the point absorber's 150 components); a record of ``S`` and its derivative on a grid of
+step ``h`` over the run's span (:attr:`frylinks.forces.ForceContext.span`) is read in
+``O(1)``. Between samples the step takes the cubic Hermite interpolant of the values and
+exact derivatives, whose error for a harmonic of amplitude ``a`` and frequency ``w`` is
+at most ``a (w h)^4 / 384``; :func:`record_step` picks ``h`` so that this is ``tol``
+times ``a`` at the highest frequency (so the error of the whole record is at most
+``tol * sum_c |A_c|``, 1e-6 of it by default).
+
+Outside its span (a run resumed past it, an adaptive integrator's trial stage beyond
+``t_end``) a kernel sums the components itself: a record changes the cost, never the
+answer beyond the interpolation error. A record that would exceed
+:data:`MAX_RECORD_BYTES` is not made (said in a warning): the step then sums.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .wave_kernels import harmonic_record, record_weights
+
+Array = np.ndarray
+
+#: Default bound of the interpolation error, relative to the sum of the amplitudes.
+RECORD_TOLERANCE = 1e-6
+#: Largest record made [bytes] (values and derivatives); beyond it the step sums.
+MAX_RECORD_BYTES = 1 << 29
+
+
+def record_step(omega_max: float, tol: float = RECORD_TOLERANCE) -> float:
+    """Grid step [s] whose cubic Hermite error is ``tol`` of a harmonic's amplitude at
+    ``omega_max`` [rad/s]: ``h = (384 tol)^(1/4) / omega_max`` (0.14 / omega_max for
+    1e-6)."""
+    return (384.0 * tol) ** 0.25 / omega_max
+
+
+@dataclass(frozen=True, eq=False)
+class ForceRecord:
+    """Values and time derivatives of ``m`` load series on ``t_n = t0 + n h``.
+
+    Attributes
+    ----------
+    grid
+        ``(t0, h)`` [s].
+    values, rates
+        ``(nt, m)``; ``nt = 0`` for no record (the kernel then sums).
+    """
+
+    grid: Array
+    values: Array
+    rates: Array
+
+    @classmethod
+    def empty(cls, m: int) -> ForceRecord:
+        """No record (a kernel reading it always sums its components)."""
+        return cls(np.array([0.0, 1.0]), np.zeros((0, m)), np.zeros((0, m)))
+
+    @property
+    def span(self) -> tuple[float, float]:
+        """First and last time of the record [s] (an empty span for no record)."""
+        t0, h = float(self.grid[0]), float(self.grid[1])
+        return t0, t0 + h * (len(self.values) - 1)
+
+    def at(self, t: float) -> Array:
+        """The interpolated ``(m,)`` values at ``t`` (as the kernels take them)."""
+        k, w0, w1, w2, w3 = record_weights(self.grid, len(self.values), float(t))
+        if k < 0:
+            raise ValueError(f"t = {t:g} s lies outside the record {self.span}")
+        return (w0 * self.values[k] + w1 * self.rates[k]) \
+            + (w2 * self.values[k + 1] + w3 * self.rates[k + 1])
+
+    def kernel_data(self) -> tuple[Array, Array, Array]:
+        """``(grid, values, rates)`` as the kernels read them."""
+        return self.grid, self.values, self.rates
+
+
+def harmonic(phasors: Array, omega: Array, span: tuple[float, float] | None,
+             tol: float = RECORD_TOLERANCE, label: str = "wave load") -> ForceRecord:
+    """The record of ``S_j(t) = sum_c Re(phasors[j, c] exp(-i omega_c t))`` over ``span``.
+
+    Parameters
+    ----------
+    phasors
+        ``(m, nc)`` complex amplitudes.
+    omega
+        ``(nc,)`` angular frequencies [rad/s].
+    span
+        ``(t_start, t_end)`` [s]; None (no run to record for) gives no record.
+    tol
+        Interpolation error bound relative to ``sum_c |phasors[j, c]|``.
+    label
+        What the record is of, for the warning when it would be too large.
+    """
+    m = phasors.shape[0]
+    if len(omega) == 0 or not np.any(phasors):
+        return ForceRecord.empty(m)
+    grid = record_grid(span, float(np.max(omega)), m, tol, label)
+    if grid is None:
+        return ForceRecord.empty(m)
+    t0, h, nt = grid
+    values, rates = np.zeros((nt, m)), np.zeros((nt, m))
+    harmonic_record(np.ascontiguousarray(phasors.real), np.ascontiguousarray(phasors.imag),
+                    np.ascontiguousarray(omega, dtype=float), t0, h, values, rates)
+    return ForceRecord(np.array([t0, h]), values, rates)
+
+
+def record_grid(span: tuple[float, float] | None, omega_max: float, m: int,
+                tol: float = RECORD_TOLERANCE, label: str = "wave load"
+                ) -> tuple[float, float, int] | None:
+    """``(t0, h, nt)`` of the record of ``m`` series up to ``omega_max`` [rad/s] over
+    ``span``: ``h`` from :func:`record_step`, one sample past the span's end. None
+    without a span, or when the record would exceed :data:`MAX_RECORD_BYTES` (said in
+    a warning naming ``label``: the step then sums)."""
+    if span is None:
+        return None
+    h = record_step(max(omega_max, 1e-6), tol)
+    t0, t1 = float(span[0]), float(span[1])
+    nt = math.ceil((t1 - t0) / h) + 2
+    size = 2 * 8 * nt * m
+    if size > MAX_RECORD_BYTES:
+        warnings.warn(f"{label}: a record of {nt} samples ({size / 2**20:.0f} MiB) over "
+                      f"{t1 - t0:g} s would be too large; the step sums the wave "
+                      "components instead (slower, the same result)", stacklevel=4)
+        return None
+    return t0, h, nt

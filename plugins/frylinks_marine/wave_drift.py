@@ -1,0 +1,239 @@
+"""``wave_drift``: second-order wave loads on a body from a hydrodynamic dataset's mean
+drift coefficients and quadratic transfer functions (QTFs).
+
+The theory, the factorised records that keep the step free of any sum over pairs of
+components, and Aranha's drift damping are in :mod:`frylinks_marine.drift_loads`. The
+loads are in world-aligned axes about the body's COG like the first-order excitation,
+see the same wave components (the environment's sea, each phase shifted to the body's
+initial place) and are ramped by the square of the sea's ramp. The mean drift is a
+steady load: it stays in statics (a body's static equilibrium in waves includes its
+mean offset, unless the sea is ramped from zero at t = 0).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from frylinks.errors import ModelError
+from frylinks.forces import ForceContext, ForceKernels, Output
+from frylinks.kinematics import NodeFrames
+from frylinks.params import Param, shown
+
+from .bem import HYDRO, HYDRO_BODY, DatasetForce
+from .body_forces import BODY
+from .datasets import in_environment, load_database
+from .drift_loads import (
+    PairSum,
+    drift_damping,
+    drift_slope_at,
+    factorised,
+    mean_drift_at,
+    newman_qtf,
+    pair_matrices,
+    qtf_at,
+)
+from .force_records import ForceRecord
+from .hydrodb import HydroDatabase
+from .second_order import DriftTable
+from .wave_kernels import wave_drift_force, wave_drift_outputs, wave_params
+
+Array = np.ndarray
+
+#: Ways of computing the slow drift (``method``).
+METHODS = ("mean", "newman", "qtf")
+#: Sources of the mean drift coefficients (``mean_drift``), in the default's order.
+MEAN_DRIFT = ("momentum", "pressure", "qtf")
+
+_PARTS = {
+    "wave_drift_mean_force": "mean wave drift load on the DOFs",
+    "wave_drift_slow_force": "slow-drift (difference-frequency) wave load on the DOFs, "
+                             "the mean left out",
+    "wave_drift_sum_force": "sum-frequency wave load on the DOFs",
+    "wave_drift_damping_force": "wave drift damping load on the DOFs",
+}
+
+
+def _mean_table(db: HydroDatabase, choice: str | None) -> DriftTable | None:
+    """The mean drift table ``choice`` names (the first available when None): the
+    momentum (far-field) or pressure (near-field) one, or the difference QTF's diagonal."""
+    so = db.second_order
+    if so is None:
+        return None
+    for name in (choice,) if choice else MEAN_DRIFT:
+        if name == "qtf":
+            if so.qtf_difference is not None:
+                return diagonal(so.qtf_difference)
+        elif (table := getattr(so, f"mean_drift_{name}")) is not None:
+            return table
+    return None
+
+
+def diagonal(qtf: DriftTable) -> DriftTable:
+    """The mean drift table on a difference QTF's diagonal (equal frequencies and
+    headings)."""
+    nw, nh = qtf.omega.size, qtf.headings.size
+    k, h = np.arange(nw), np.arange(nh)
+    values = qtf.values[k[:, None], k[:, None], h[None, :], h[None, :]]
+    return DriftTable(qtf.omega, qtf.headings, values, "mean_drift", qtf.source)
+
+
+def _method(db: HydroDatabase, params: Mapping[str, Any]) -> str:
+    method = params.get("method")
+    if method is None:
+        so = db.second_order
+        return "qtf" if so is not None and so.qtf_difference is not None else "newman"
+    return str(method)
+
+
+def _check(db: HydroDatabase, params: Mapping[str, Any]) -> None:
+    """ModelErrors for parameters out of range and data they need the dataset lacks."""
+    for key in ("sum_frequency", "drift_damping"):
+        if not isinstance(params.get(key, False), bool):
+            raise ModelError(f"expected true or false, got {shown(params[key])}", key)
+    so = db.second_order
+    have = [] if so is None else list(so.tables)
+    listed = ", ".join(have) or "none"
+    method = _method(db, params)
+    if method == "qtf" and (so is None or so.qtf_difference is None):
+        raise ModelError(f"{db.label} holds no difference-frequency QTF (second-order data: "
+                         f"{listed}); accepted: method newman or mean, or data with a QTF "
+                         "(WAMIT .12d)", "method")
+    if _mean_table(db, params.get("mean_drift")) is None and method != "qtf":
+        which = params.get("mean_drift") or "any"
+        raise ModelError(f"{db.label} holds no mean drift coefficients ({which}; its "
+                         f"second-order data: {listed}); accepted: a dataset with them "
+                         "(WAMIT .8 / .9 / .12d, Capytaine or BEMIO mean drift)",
+                         "hydrodynamics" if params.get("mean_drift") is None else "mean_drift")
+    if params.get("sum_frequency") and (so is None or so.qtf_sum is None):
+        raise ModelError(f"{db.label} holds no sum-frequency QTF (second-order data: "
+                         f"{listed}); accepted: sum_frequency false, or data with one "
+                         "(WAMIT .12s)", "sum_frequency")
+    if params.get("drift_damping") and _mean_table(db, params.get("mean_drift")) is None:
+        raise ModelError(f"{db.label}: drift damping needs mean drift coefficients; its "
+                         f"second-order data: {listed}", "drift_damping")
+
+
+class WaveDrift(DatasetForce):
+    """Second-order wave loads: mean drift, slow drift (Newman or the full
+    difference-frequency QTF), optionally the sum-frequency QTF and wave drift damping."""
+
+    name = "wave_drift"
+    parameters = {
+        "body": BODY,
+        "hydrodynamics": HYDRO,
+        "hydrodynamics_body": HYDRO_BODY,
+        "method": Param("choice", "", "slow drift: 'qtf' (the full difference-frequency "
+                        "QTF), 'newman' (Newman's approximation from the mean drift "
+                        "coefficients) or 'mean' (the mean drift only); default qtf where "
+                        "the data have a QTF, else newman", default=None, choices=METHODS),
+        "mean_drift": Param("choice", "", "mean drift coefficients of newman, mean and the "
+                            "drift damping: 'momentum' (far field, WAMIT .8), 'pressure' "
+                            "(near field, .9) or 'qtf' (the QTF's diagonal); default the "
+                            "first the data have", default=None, choices=MEAN_DRIFT),
+        "sum_frequency": Param("any", "", "add the sum-frequency QTF's load (springing of "
+                              "stiff systems): true or false", default=False),
+        "drift_damping": Param("any", "", "Aranha's wave drift damping on the horizontal "
+                              "velocity (deep-water form): true or false", default=False),
+    }
+    outputs = {name: Output("N", text, ("dof",), "N m") for name, text in _PARTS.items()}
+    description = "second-order wave loads (mean drift, Newman or QTF slow drift, sum " \
+                  "frequency, drift damping) from a WAMIT, Capytaine or BEMIO dataset"
+    examples = [{"hydrodynamics": str(Path(__file__).resolve().parent / "data" / "wamit"
+                                      / "marin_semi.1.gz")}]
+
+    @classmethod
+    def validate(cls, params: Mapping[str, Any]) -> None:
+        _check(load_database(params["hydrodynamics"], params.get("hydrodynamics_body")),
+               params)
+
+    def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
+        super().__init__(instances, signal_specs)
+        self._params = [dict(p) for p in instances]
+        m = 6 * self.nb_forces
+        self.mean = np.zeros(m)
+        self.damping = np.zeros((m, 2))
+        empty = factorised(np.zeros((0, 0, 0)), np.zeros(0), True)
+        self.slow: PairSum = empty
+        self.fast: PairSum = factorised(np.zeros((0, 0, 0)), np.zeros(0), False)
+        self.slow_record = self.fast_record = ForceRecord.empty(m)
+        self._ramp = wave_params(math.inf, 0.0, np.zeros(3))
+
+    def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
+        self.__dict__.pop("_kernel_data", None)
+        m = 6 * self.nb_forces
+        self.mean, self.damping = np.zeros(m), np.zeros((m, 2))
+        env = ctx.settings.get("environment")
+        waves = None if env is None else env.waves
+        nc = 0 if waves is None else waves.nb_components
+        g = float(np.linalg.norm(ctx.gravity)) or 9.81
+        slow = np.zeros((nc, nc, m), dtype=complex)
+        fast = np.zeros((nc, nc, m), dtype=complex)
+        omega = np.zeros(0) if waves is None else np.asarray(waves.omega, dtype=float)
+        if waves is not None:
+            self._ramp = waves.kernel_data()[1]
+        any_fast = False
+        for i, data in enumerate(self._dbs):
+            if nc == 0:
+                break
+            db = in_environment(data, ctx)
+            p = self._params[i]
+            _check(db, p)
+            where = db.label or "the dataset"
+            heading = np.asarray(waves.heading, dtype=float) * np.ones(nc)
+            centre = np.zeros(2) if db.center_of_mass is None else db.center_of_mass[:2]
+            offset = frames[0].p[i, :2] - centre
+            k = np.asarray(waves.k, dtype=float)
+            shift = np.exp(1j * k * (np.cos(heading) * offset[0] + np.sin(heading) * offset[1]))
+            a = np.asarray(waves.amplitude) * np.exp(1j * np.asarray(waves.phase)) * shift
+            cols = slice(6 * i, 6 * i + 6)
+            method = _method(db, p)
+            so = db.second_order
+            assert so is not None  # (_check)
+            if method == "qtf":
+                assert so.qtf_difference is not None
+                T = qtf_at(so.qtf_difference, omega, heading, where)
+                slow[:, :, cols] = pair_matrices(a, T, True)
+                self.mean[cols] = np.einsum("c,cd->d", np.abs(a) ** 2,
+                                            np.einsum("ccd->cd", T).real)
+            else:
+                table = _mean_table(db, p.get("mean_drift"))
+                assert table is not None
+                D = mean_drift_at(table, omega, heading, where)
+                self.mean[cols] = np.abs(a) ** 2 @ D
+                if method == "newman":
+                    slow[:, :, cols] = pair_matrices(a, newman_qtf(D).astype(complex), True)
+            if p.get("sum_frequency"):
+                assert so.qtf_sum is not None
+                fast[:, :, cols] = pair_matrices(a, qtf_at(so.qtf_sum, omega, heading, where),
+                                                 False)
+                any_fast = True
+            if p.get("drift_damping"):
+                table = _mean_table(db, p.get("mean_drift"))
+                assert table is not None
+                D = mean_drift_at(table, omega, heading, where)
+                slope = drift_slope_at(table, omega, heading, where)
+                self.damping[cols] = drift_damping(a, omega, heading, D, slope, g)
+        self.slow = factorised(slow, omega, True)
+        self.fast = factorised(fast, omega, False) if any_fast else \
+            factorised(np.zeros((0, 0, 0)), np.zeros(0), False)
+        self.slow_record = self.slow.record(ctx.span, m)
+        self.fast_record = self.fast.record(ctx.span, m)
+
+    @property
+    def ranks(self) -> tuple[int, int]:
+        """Ranks kept of the slow-drift and sum-frequency pair sums (their cost a sample)."""
+        return self.slow.rank, self.fast.rank
+
+    def kernel_data(self) -> tuple[Any, ...]:
+        return (np.ascontiguousarray(self.mean), self._ramp,
+                np.ascontiguousarray(self.damping),
+                *self.slow.kernel_data(), *self.slow_record.kernel_data(),
+                *self.fast.kernel_data(), *self.fast_record.kernel_data())
+
+
+WaveDrift.kernels = ForceKernels(wave_drift_force, outputs=wave_drift_outputs)
