@@ -193,9 +193,9 @@ class WaveSystem:
             dw = (hi - lo) / n
             if self.frequencies == "random":
                 # WaveField.irregular's draw, operation for operation (bit for bit)
-                w = lo + (np.arange(n) + rng.random(n)) * dw
+                w = np.asarray(lo + (np.arange(n) + rng.random(n)) * dw, dtype=float)
             else:
-                w = lo + (np.arange(n) + 0.5) * dw
+                w = np.asarray(lo + (np.arange(n) + 0.5) * dw, dtype=float)
             phase = rng.uniform(0.0, 2.0 * math.pi, n)
             amplitude = np.sqrt(2.0 * self.density(w) * dw)
             bins = np.full(n, dw)

@@ -181,8 +181,8 @@ class SpectrumTable:
                 return cls.read_csv(as_path(value["file"], "file"))
             for key in ("frequency_hz", "density"):
                 if key not in value:
-                    raise ModelError(f"missing required key (a table needs frequency_hz "
-                                     f"[Hz] and density, or a file)", key)
+                    raise ModelError("missing required key (a table needs frequency_hz "
+                                     "[Hz] and density, or a file)", key)
             return cls(value["frequency_hz"], value["density"], value.get("direction_deg"))
         except ModelError as exc:
             raise exc.under("table") from None
@@ -223,7 +223,7 @@ class SpectrumTable:
         if self.direction is None or self.directional is None:
             raise ValueError("a 1-D spectrum table has no directions")
         w = np.asarray(omega, dtype=float)
-        cum, total = self._around(self.directional)
+        cum = self._around(self.directional)[0]
         at = np.array([np.interp(w, self.omega, c) for c in cum.T]).T  # (n, nd + 1)
         theta = np.append(self.direction, self.direction[0] + 2.0 * math.pi)
         out = np.empty(w.size)

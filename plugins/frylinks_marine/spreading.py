@@ -140,7 +140,8 @@ class Spreading:
         peak density ``1 / (sigma sqrt(2 pi))`` before wrapping)."""
         p = self.parameter
         if self.kind == "cos2s":
-            return math.exp(math.lgamma(p + 1.0) - math.lgamma(p + 0.5)) / (2.0 * math.sqrt(math.pi))
+            return math.exp(math.lgamma(p + 1.0) - math.lgamma(p + 0.5)) \
+                / (2.0 * math.sqrt(math.pi))
         if self.kind == "cosn":
             return math.exp(math.lgamma(0.5 * p + 1.0) - math.lgamma(0.5 * p + 0.5)) \
                 / math.sqrt(math.pi)
