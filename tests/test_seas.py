@@ -95,7 +95,7 @@ def test_frequency_discretisations() -> None:
     np.testing.assert_allclose(np.diff(equal.omega), equal.bin_width[0], rtol=1e-12)
     energy = environment({**base, "frequencies": "equal_energy"}).waves
     np.testing.assert_allclose(energy.amplitude, energy.amplitude[0], rtol=1e-15)
-    w, s = energy.elevation_spectrum()  # bins narrow where S is high
+    s = energy.elevation_spectrum()[1]  # bins narrow where S is high
     assert energy.bin_width is not None
     assert energy.bin_width[np.argmax(s)] == energy.bin_width.min()
     np.testing.assert_allclose(s.max(), jonswap(2 * math.pi / 8.0, 2.0, 8.0), rtol=0.05)

@@ -12,6 +12,7 @@ directions has the variance ``sum a_i^4 Var(cos d) / (sum a_i^2)^2``.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 
@@ -78,7 +79,8 @@ def test_cos2s_normalisation_closed_form() -> None:
 
 def test_cos2s_directional_spread() -> None:
     """``sigma_c = sqrt(2 (1 - m1)) = sqrt(2 / (s + 1))``: 1 rad at s = 1 (``m1 = 1/2``),
-    ``sqrt(1/8)`` rad = 20.257 deg at s = 15; the wrapped normal's ``sqrt(-2 ln m1)`` is its sigma."""
+    ``sqrt(1/8)`` rad = 20.257 deg at s = 15; the wrapped normal's ``sqrt(-2 ln m1)`` is
+    its sigma."""
     one = Spreading("cos2s", 1.0)
     assert moments(one)[1] == pytest.approx(0.5, abs=1e-12)
     assert one.directional_spread == pytest.approx(1.0, rel=1e-14)
@@ -323,7 +325,7 @@ def test_equal_energy_bins_hold_m0_over_n(record_property: Record) -> None:
     density = lambda w: jonswap(w, HS, TP, GAMMA)  # noqa: E731
     edges, medians, m0 = equal_energy_bins(density, lo, hi, n)
     per_bin = np.array([quad(lambda w: float(density(w)), a, b, epsrel=1e-13)[0]
-                        for a, b in zip(edges[:-1], edges[1:], strict=True)])
+                        for a, b in itertools.pairwise(edges)])
     record_property("bin_m0_max_rel_error", float(np.abs(per_bin * n / m0 - 1.0).max()))
     np.testing.assert_allclose(per_bin, m0 / n, rtol=1e-6)
     assert ((medians > edges[:-1]) & (medians < edges[1:])).all()
