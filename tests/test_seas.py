@@ -136,7 +136,7 @@ def test_table_in_a_case_with_a_relative_file(tmp_path: Path) -> None:
                                                                                   strict=True)))
     case = _case(tmp_path, "{type: irregular, spectrum: table, table: {file: sea.csv}, "
                  "frequencies: equal_energy, nb_frequencies: 50}")
-    ds = frylinks.load_case(case).run(t_end=0.2, dt=0.05)
+    ds = frylinks.load_case(str(case)).run(t_end=0.2, dt=0.05)
     assert np.isfinite(ds.environment_wave_elevation.values).all()
 
 
@@ -252,7 +252,7 @@ SPREAD_SEA = """
 def test_spread_two_system_case_runs(tmp_path: Path) -> None:
     """A case with swell and wind sea, each spread, loads and runs: the elevation at the
     probe is the field's, and the Morison forces see the same components."""
-    system = frylinks.load_case(_case(tmp_path, SPREAD_SEA))
+    system = frylinks.load_case(str(_case(tmp_path, SPREAD_SEA)))
     ds = system.run(t_end=2.0, dt=0.05)
     eta = ds.environment_wave_elevation.sel(wave_probe="flap").values
     field = irregular_sea([
@@ -270,7 +270,7 @@ def test_spread_two_system_case_runs(tmp_path: Path) -> None:
 def test_bad_sea_in_a_case_names_file_key_and_line(tmp_path: Path) -> None:
     bad = SPREAD_SEA.replace("sigma_deg: 25", "sigma_deg: 0")
     with pytest.raises(CaseError) as err:
-        frylinks.load_case(_case(tmp_path, bad))
+        frylinks.load_case(str(_case(tmp_path, bad)))
     text = str(err.value)
     assert "spread.yaml" in text and "line" in text
     assert "environment.waves.systems[1].spreading.sigma_deg" in text
