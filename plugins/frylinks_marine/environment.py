@@ -355,6 +355,12 @@ class Environment(SettingType):
          "wave_probes": {"a": [0.0, 0.0], "b": [25.0, -3.0]}},
         {"waves": {"type": "irregular", "spectrum": "pierson_moskowitz", "hs": 3.0, "tp": 9.0,
                    "nb_frequencies": 50, "seed": 2}, "wave_probes": {"p": [1.0, 2.0]}},
+        {"waves": {"type": "systems", "seed": 1, "ramp": 20.0, "systems": [
+            {"spectrum": "jonswap", "hs": 1.5, "tp": 14.0, "gamma": 5.0, "heading_deg": -20.0,
+             "spreading": {"type": "cos2s", "s": 40.0}, "nb_frequencies": 60},
+            {"spectrum": "pierson_moskowitz", "hs": 2.5, "tp": 7.0, "heading_deg": 45.0,
+             "spreading": {"type": "wrapped_normal", "sigma_deg": 25.0},
+             "nb_frequencies": 100, "frequencies": "equal_energy"}]}},
     ]
     description = ("the sea: water density and depth, waves (regular, irregular and "
                    "short-crested, "
