@@ -128,6 +128,31 @@ def test_table_csv_files(tmp_path: Path) -> None:
     assert math.degrees(headings[2]) == pytest.approx(90.0)
 
 
+def test_netcdf_tables(tmp_path: Path) -> None:
+    """A directional netCDF table (coordinates in rad s-1 and rad, converted) is the
+    inline table; a 1-D one too; a missing variable is named."""
+    import xarray as xr
+
+    f = np.array([0.05, 0.1, 0.15])
+    theta = np.array([-30.0, 0.0, 30.0])
+    grid = np.array([[0, 0, 0], [1.0, 4.0, 2.0], [0, 0, 0]])
+    ds = xr.Dataset({"efth": (("frequency", "direction"), grid),
+                     "s1d": (("frequency",), grid.sum(1))},
+                    coords={"frequency": ("frequency", 2 * np.pi * f, {"units": "rad s-1"}),
+                            "direction": ("direction", np.radians(theta), {"units": "rad"})})
+    ds.to_netcdf(tmp_path / "sea.nc")
+    inline = SpectrumTable(f, grid, theta)
+    read = SpectrumTable.from_mapping({"file": str(tmp_path / "sea.nc"), "variable": "efth"})
+    assert read.direction is not None and inline.direction is not None
+    np.testing.assert_allclose(read.direction, inline.direction, rtol=1e-14)
+    np.testing.assert_allclose(read.density_omega, inline.density_omega, rtol=1e-14)
+    one = SpectrumTable.from_mapping({"file": str(tmp_path / "sea.nc"), "variable": "s1d"})
+    assert one.direction is None and one.m0 == pytest.approx(0.05 * 7.0)
+    err = error_of({"type": "irregular", "spectrum": "table",
+                    "table": {"file": str(tmp_path / "sea.nc")}})
+    assert err.path == "waves.table.variable" and "efth, s1d" in err.message
+
+
 def test_table_in_a_case_with_a_relative_file(tmp_path: Path) -> None:
     """A case names its table beside itself; the file is read from the case's directory."""
     f = np.arange(0.03, 0.6, 0.005)
@@ -196,7 +221,7 @@ def test_table_in_a_case_with_a_relative_file(tmp_path: Path) -> None:
       "table": {"frequency_hz": [0.1, 0.2], "direction_deg": [0, 90], "density": [[1, 1]] * 2}},
      "waves.heading_deg", "absolute"),
     ({"type": "irregular", "spectrum": "table", "table": {"freq": [0.1, 0.2]}},
-     "waves.table.freq", "accepted: file, frequency_hz"),
+     "waves.table.freq", "accepted: file, variable, frequency_hz"),
     ({"type": "irregular", "spectrum": "table", "table": {"file": "nowhere.csv"}},
      "waves.table.file", "cannot read"),
     ({"type": "systems"}, "waves.systems", "missing"),

@@ -92,8 +92,8 @@ WAVES: dict[str, dict[str, Param]] = {
         "spreading": Param("any", "", "directional spreading about heading_deg: {type: cos2s, "
                            "s} | {type: cosn, n} | {type: wrapped_normal, sigma_deg}; none: "
                            "long-crested", default=None),
-        "table": Param("any", "", "the spectrum of spectrum: table: {file} (CSV) or "
-                       "{frequency_hz, density[, direction_deg]}", default=None),
+        "table": Param("any", "", "the spectrum of spectrum: table: {file[, variable]} (CSV "
+                       "or netCDF) or {frequency_hz, density[, direction_deg]}", default=None),
         "ramp": _RAMP,
         "ramp_shape": _RAMP_SHAPE,
     },

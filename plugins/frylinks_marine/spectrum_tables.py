@@ -13,6 +13,11 @@ linear in ``w`` (and in ``f``, the same thing); outside it ``S = 0``. A directio
 table is periodic in direction and linear between its directions, across the gap from
 the last one round to the first too (a table over a sector should end in zeros).
 
+netCDF files (``.nc``, ``.nc4``, ``.cdf``, ``.netcdf``): a variable over the dimension
+``frequency`` (coordinate in Hz), or over ``frequency`` and ``direction`` (coordinate in
+degrees), in that order; ``variable`` names it where the file holds several. Other units
+of the coordinates (``rad s-1``, ``rad``) are converted.
+
 CSV files: comment lines start with ``#``. A 1-D table has two columns, frequency and
 density, under an optional header line of names. A directional table's first line is
 its directions: a label cell (any text, or empty), then one direction per column; each
@@ -37,7 +42,14 @@ from frylinks.params import as_path
 FloatArray = npt.NDArray[np.float64]
 
 #: Keys of a table given in a case file (``table: {...}``).
-TABLE_KEYS = ("file", "frequency_hz", "density", "direction_deg")
+TABLE_KEYS = ("file", "variable", "frequency_hz", "density", "direction_deg")
+#: File name endings read as netCDF (others as CSV).
+NETCDF_SUFFIXES = (".nc", ".nc4", ".cdf", ".netcdf")
+#: Accepted units of a netCDF table's coordinates and their factor to Hz / degrees.
+_FREQUENCY_UNITS = {"hz": 1.0, "s-1": 1.0, "1/s": 1.0, "s**-1": 1.0,
+                    "rad s-1": 0.5 / math.pi, "rad/s": 0.5 / math.pi}
+_DIRECTION_UNITS = {"degree": 1.0, "degrees": 1.0, "deg": 1.0, "rad": 180.0 / math.pi,
+                    "radian": 180.0 / math.pi, "radians": 180.0 / math.pi}
 
 
 def _array(value: Any, path: str, ndim: int) -> FloatArray:
@@ -161,8 +173,50 @@ class SpectrumTable:
                              f"[deg]): {exc}", "file") from None
 
     @classmethod
+    def read_netcdf(cls, path: str | Path, variable: str | None = None) -> SpectrumTable:
+        """The table of a netCDF file (module docstring). Errors have the path ``file``
+        or ``variable``."""
+        import xarray as xr
+
+        p = Path(path)
+        try:
+            ds = xr.open_dataset(p, decode_times=False)
+        except Exception as exc:  # netCDF4 and h5netcdf raise their own types
+            raise ModelError(f"cannot read the spectrum table '{p}' as netCDF: {exc}",
+                             "file") from None
+        with ds:
+            ok = [str(k) for k, v in ds.data_vars.items()
+                  if v.dims in (("frequency",), ("frequency", "direction"))]
+            if variable is None:
+                if len(ok) != 1:
+                    raise ModelError(f"give the variable to read from '{p}' (variables over "
+                                     f"(frequency[, direction]): {', '.join(ok) or 'none'})",
+                                     "variable")
+                variable = ok[0]
+            if variable not in ok:
+                raise ModelError(f"no variable {variable!r} over (frequency[, direction]) in "
+                                 f"'{p}' (those there: {', '.join(ok) or 'none'})", "variable")
+            var = ds[variable]
+            coords = []
+            for dim, units in zip(var.dims, (_FREQUENCY_UNITS, _DIRECTION_UNITS), strict=False):
+                if dim not in ds.coords:
+                    raise ModelError(f"'{p}' has no coordinate '{dim}'", "file")
+                given = str(ds.coords[dim].attrs.get("units", "Hz" if units is _FREQUENCY_UNITS
+                                                           else "degree"))
+                if given.strip().lower() not in units:
+                    raise ModelError(f"coordinate '{dim}' of '{p}' has units {given!r}; "
+                                     f"accepted: {', '.join(units)}", "file")
+                coords.append(np.asarray(ds.coords[dim].values, dtype=float)
+                              * units[given.strip().lower()])
+            values = np.asarray(var.values, dtype=float)
+        try:
+            return cls(coords[0], values, coords[1] if len(coords) == 2 else None)
+        except ModelError as exc:
+            raise ModelError(f"spectrum table '{p}': {exc}", "file") from None
+
+    @classmethod
     def from_mapping(cls, value: Any) -> SpectrumTable:
-        """The table of a case file's ``table`` mapping: ``{file: ...}`` or
+        """The table of a case file's ``table`` mapping: ``{file: ...[, variable: ...]}`` or
         ``{frequency_hz: [...], density: [...], direction_deg: [...]}`` (the last for a
         directional table, ``density`` then a list of rows). Errors have paths under
         ``table``."""
@@ -175,10 +229,15 @@ class SpectrumTable:
                     raise ModelError(f"unknown key {key!r} (accepted: "
                                      f"{', '.join(TABLE_KEYS)})", str(key))
             if "file" in value:
-                if set(value) != {"file"}:
+                if not set(value) <= {"file", "variable"}:
                     raise ModelError("give either a file or the lists frequency_hz and "
                                      "density, not both", "file")
-                return cls.read_csv(as_path(value["file"], "file"))
+                path = as_path(value["file"], "file")
+                if path.suffix.lower() in NETCDF_SUFFIXES:
+                    return cls.read_netcdf(path, value.get("variable"))
+                if "variable" in value:
+                    raise ModelError("'variable' is for a netCDF file", "variable")
+                return cls.read_csv(path)
             for key in ("frequency_hz", "density"):
                 if key not in value:
                     raise ModelError("missing required key (a table needs frequency_hz "
