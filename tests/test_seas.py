@@ -242,6 +242,23 @@ def test_bad_seas_name_the_key(waves: dict[str, Any], path: str, words: str) -> 
     assert words in err.message, err
 
 
+@pytest.mark.parametrize(("make", "path"), [
+    (lambda: Spreading("cos2s", "10"), "spreading.s"),  # type: ignore[arg-type]
+    (lambda: Spreading("cos2s", math.nan), "spreading.s"),
+    (lambda: Spreading("cardioid", 3.0), "spreading.type"),
+    (lambda: WaveSystem("jonswap", 2.0, 8.0, heading=math.inf), "heading"),
+    (lambda: WaveSystem("jonswap", 2.0, 8.0, frequencies="log"), "frequencies"),
+    (lambda: WaveSystem("jonswap", 2.0, 8.0, omega_range=(1.0, 0.5)), "omega_range"),
+    (lambda: WaveSystem("jonswap", 2.0, 8.0, spreading=3.0), "spreading"),  # type: ignore[arg-type]
+    (lambda: irregular_sea([]), "systems"),
+    (lambda: irregular_sea([WaveSystem("jonswap", 2.0, 8.0)], seed=-1), "seed"),
+])
+def test_bad_python_arguments_name_the_parameter(make: Any, path: str) -> None:
+    with pytest.raises(ModelError) as info:
+        make()
+    assert info.value.path == path
+
+
 def test_bad_table_file_content(tmp_path: Path) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_text("f,S\n0.1,abc\n")

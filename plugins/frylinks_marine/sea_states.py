@@ -130,6 +130,9 @@ class WaveSystem:
         if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
             raise ModelError(f"expected a whole number >= 1, got {reprlib.repr(n)}",
                              "nb_frequencies")
+        if isinstance(self.heading, bool | str) or not math.isfinite(float(self.heading)):
+            raise ModelError(f"expected a finite number [rad], got {reprlib.repr(self.heading)}",
+                             "heading")
         if self.frequencies not in FREQUENCIES:
             raise ModelError(f"unknown frequency discretisation {reprlib.repr(self.frequencies)}"
                              f"; accepted: {', '.join(FREQUENCIES)}", "frequencies")

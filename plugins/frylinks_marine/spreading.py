@@ -88,7 +88,7 @@ class Spreading:
             x = float(self.parameter)
         except (TypeError, ValueError, OverflowError):
             x = math.nan
-        if isinstance(self.parameter, bool) or not 0.0 < x <= top:
+        if isinstance(self.parameter, bool | str) or not 0.0 < x <= top:
             raise ModelError(f"expected the {doc}, a number > 0 and <= {top:g} (larger is in "
                              f"effect long-crested: leave spreading out), got "
                              f"{reprlib.repr(self.parameter)}", f"spreading.{name}")
