@@ -10,6 +10,12 @@ A case file's top-level section (``System.configure("environment", ...)`` in Pyt
       current: {speed: 0.5, heading_deg: 90}   # flows towards +y
       wave_probes: {bow: [50, 0], origin: [0, 0]}
 
+An irregular sea may be short-crested (``spreading: {type: cos2s, s: 15}``), drawn from a
+spectrum table (``spectrum: table, table: {file: s.csv}``) with a chosen frequency
+discretisation (``frequencies: random | equal | equal_energy``); ``{type: systems,
+systems: [{...}, {...}], seed: 1, ramp: 20}`` is a sea of several such systems (swell and
+wind sea): :mod:`frylinks_marine.sea_states`.
+
 Other seas: ``{type: components, amplitude: [...], period: [...], phase_deg: [...],
 heading_deg: ...}`` (explicit Airy components, to reproduce another code's sea), and
 ``{type: record, file: eta.csv, omega_max: 3}`` (a measured or computed elevation record
@@ -28,7 +34,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,6 +45,9 @@ from frylinks.params import Param, as_path, parse_params, shown
 from frylinks.series import read_series
 from frylinks.settings import SettingType
 
+from .sea_states import FREQUENCIES, WaveSystem, irregular_sea
+from .spectrum_tables import SpectrumTable
+from .spreading import Spreading
 from .wave_kernels import RAMP_SHAPES
 from .waves import SPECTRA, WaveField
 
@@ -65,15 +74,26 @@ WAVES: dict[str, dict[str, Param]] = {
         "ramp_shape": _RAMP_SHAPE,
     },
     "irregular": {
-        "spectrum": Param("choice", "", "sea spectrum", default="jonswap", choices=SPECTRA),
-        "hs": Param("float", "m", "significant wave height", positive=True),
-        "tp": Param("float", "s", "peak period", positive=True),
+        "spectrum": Param("choice", "", "sea spectrum; table: S(f) or S(f, theta) given in "
+                          "table", default="jonswap", choices=(*SPECTRA, "table")),
+        "hs": Param("float", "m", "significant wave height (not for a table)", default=None,
+                    positive=True),
+        "tp": Param("float", "s", "peak period (not for a table)", default=None, positive=True),
         "gamma": Param("float", "1", "JONSWAP peak enhancement", default=3.3, minimum=1.0),
         "nb_frequencies": Param("any", "1", "number of wave components (whole number)",
                                 default=200),
-        "seed": Param("any", "1", "seed of the random frequencies and phases (whole number)",
-                      default=0),
+        "frequencies": Param("choice", "", "frequency discretisation: random (one random "
+                             "frequency in each equal bin), equal (bin centres) or "
+                             "equal_energy (bins of equal m0)", default="random",
+                             choices=FREQUENCIES),
+        "seed": Param("any", "1", "seed of the random frequencies, phases and directions "
+                      "(whole number)", default=0),
         "heading_deg": _HEADING,
+        "spreading": Param("any", "", "directional spreading about heading_deg: {type: cos2s, "
+                           "s} | {type: cosn, n} | {type: wrapped_normal, sigma_deg}; none: "
+                           "long-crested", default=None),
+        "table": Param("any", "", "the spectrum of spectrum: table: {file[, variable]} (CSV "
+                       "or netCDF) or {frequency_hz, density[, direction_deg]}", default=None),
         "ramp": _RAMP,
         "ramp_shape": _RAMP_SHAPE,
     },
@@ -102,6 +122,18 @@ WAVES: dict[str, dict[str, Param]] = {
         "ramp": _RAMP,
         "ramp_shape": _RAMP_SHAPE,
     },
+}
+#: Parameters of one wave system of ``{type: systems, systems: [...]}``: an irregular
+#: sea's but the seed and the ramp, which are the whole sea's.
+SYSTEM: dict[str, Param] = {k: p for k, p in WAVES["irregular"].items()
+                            if k not in ("seed", "ramp", "ramp_shape")}
+WAVES["systems"] = {
+    "systems": Param("any", "", "the wave systems (swell, wind sea, ...): a list of "
+                     "mappings with the keys of an irregular sea but seed and ramp"),
+    "seed": Param("any", "1", "seed of the sea: system i draws from the i-th stream "
+                  "SeedSequence(seed).spawn (whole number)", default=0),
+    "ramp": _RAMP,
+    "ramp_shape": _RAMP_SHAPE,
 }
 #: A record's components may leave out at most this fraction of its variance silently.
 RECORD_LEFT_OUT = 0.01
@@ -141,9 +173,18 @@ def _waves(value: Any) -> tuple[str, dict[str, Any]]:
                          f"{', '.join(WAVES)}", "waves.type")
     given = {k: v for k, v in value.items() if k != "type"}
     params = parse_params(WAVES[kind], given, "waves")
+    if kind in ("irregular", "systems"):
+        params["seed"] = _whole(params["seed"], "waves.seed", 0)
     if kind == "irregular":
         params["nb_frequencies"] = _whole(params["nb_frequencies"], "waves.nb_frequencies", 1)
-        params["seed"] = _whole(params["seed"], "waves.seed", 0)
+        params["systems"] = [_system(params, given, "waves")]
+    if kind == "systems":
+        items = params["systems"]
+        if isinstance(items, Mapping | str) or not isinstance(items, Sequence) or not items:
+            raise ModelError(f"expected a list of one or more wave systems {{spectrum, hs, "
+                             f"tp, ...}}, got {shown(items)}", "waves.systems")
+        params["systems"] = [_system_of(item, f"waves.systems[{i}]")
+                             for i, item in enumerate(items)]
     if kind == "components":
         n = len(_numbers(params["amplitude"], "waves.amplitude", None, minimum=0.0))
         _numbers(params["period"], "waves.period", n, positive=True)
@@ -152,6 +193,42 @@ def _waves(value: Any) -> tuple[str, dict[str, Any]]:
     if kind == "record":
         _record(params)
     return kind, params
+
+
+def _system_of(item: Any, path: str) -> WaveSystem:
+    """The wave system of one item of ``systems``."""
+    if not isinstance(item, Mapping):
+        raise ModelError(f"expected a mapping {{spectrum, hs, tp, heading_deg, spreading, "
+                         f"...}}, got {shown(item)}", path)
+    params = parse_params(SYSTEM, item, path)
+    params["nb_frequencies"] = _whole(params["nb_frequencies"], f"{path}.nb_frequencies", 1)
+    return _system(params, item, path)
+
+
+def _system(params: Mapping[str, Any], given: Mapping[str, Any], path: str) -> WaveSystem:
+    """The :class:`WaveSystem` of an irregular sea's or a system's parsed ``params``
+    (``given``: the keys as written, to tell a default from a value given)."""
+    try:
+        table = params["spectrum"] == "table"
+        if table != (params["table"] is not None):
+            raise ModelError("spectrum: table needs table: {file: ...} or {frequency_hz: "
+                             "[...], density: [...]}" if table else "a table is the spectrum "
+                             "of spectrum: table only: add spectrum: table or leave table "
+                             "out", "table")
+        if table and "gamma" in given:
+            raise ModelError("gamma shapes a JONSWAP spectrum, not a table: leave it out",
+                             "gamma")
+        spectrum = SpectrumTable.from_mapping(params["table"]) if table else params["spectrum"]
+        if table and spectrum.direction is not None and "heading_deg" in given:
+            raise ModelError("a directional table's directions are absolute: leave "
+                             "heading_deg out", "heading_deg")
+        return WaveSystem(spectrum, params["hs"], params["tp"], gamma=params["gamma"],
+                          heading=math.radians(params["heading_deg"]),
+                          spreading=Spreading.from_mapping(params["spreading"]),
+                          nb_frequencies=params["nb_frequencies"],
+                          frequencies=params["frequencies"])
+    except ModelError as exc:
+        raise exc.under(path) from None
 
 
 def _numbers(value: Any, path: str, n: int | None, *, minimum: float | None = None,
@@ -198,6 +275,27 @@ def _read_record(path: str, stamp: int, column: int | str, variable: str | None
     return times, values
 
 
+def _absolute_tables(waves: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``waves`` with the files of its spectrum tables made absolute (what is not a file
+    path is left for :func:`_waves` to report)."""
+    def absolute(system: Any) -> Any:
+        table = system.get("table") if isinstance(system, Mapping) else None
+        if not isinstance(table, Mapping) or "file" not in table:
+            return system
+        try:
+            path = as_path(table["file"], "file")
+        except ModelError:
+            return system
+        return {**system, "table": {**table, "file": str(path)}}
+
+    if waves.get("type") == "irregular":
+        return absolute(waves)
+    items = waves.get("systems")
+    if waves.get("type") == "systems" and isinstance(items, list):
+        return {**waves, "systems": [absolute(item) for item in items]}
+    return waves
+
+
 def _current(value: Any) -> Array:
     if value is None:
         return np.zeros(3)
@@ -238,8 +336,8 @@ class Environment(SettingType):
                                positive=True),
         "depth": Param("any", "m", "water depth, a positive number or 'infinite'",
                        default="infinite"),
-        "waves": Param("any", "", "the sea: {type: still | regular | irregular | components "
-                       "| record, ...} (still water if absent)", default=None),
+        "waves": Param("any", "", "the sea: {type: still | regular | irregular | systems | "
+                       "components | record, ...} (still water if absent)", default=None),
         "current": Param("any", "", "uniform current {speed [m s-1], heading_deg} (none if "
                          "absent)", default=None),
         "wave_probes": Param("any", "m", "points {name: [x, y]} where the wave elevation "
@@ -257,16 +355,26 @@ class Environment(SettingType):
          "wave_probes": {"a": [0.0, 0.0], "b": [25.0, -3.0]}},
         {"waves": {"type": "irregular", "spectrum": "pierson_moskowitz", "hs": 3.0, "tp": 9.0,
                    "nb_frequencies": 50, "seed": 2}, "wave_probes": {"p": [1.0, 2.0]}},
+        {"waves": {"type": "systems", "seed": 1, "ramp": 20.0, "systems": [
+            {"spectrum": "jonswap", "hs": 1.5, "tp": 14.0, "gamma": 5.0, "heading_deg": -20.0,
+             "spreading": {"type": "cos2s", "s": 40.0}, "nb_frequencies": 60},
+            {"spectrum": "pierson_moskowitz", "hs": 2.5, "tp": 7.0, "heading_deg": 45.0,
+             "spreading": {"type": "wrapped_normal", "sigma_deg": 25.0},
+             "nb_frequencies": 100, "frequencies": "equal_energy"}]}},
     ]
-    description = ("the sea: water density and depth, waves (regular, irregular, given components "
-                   "or a measured record) and a uniform current")
+    description = ("the sea: water density and depth, waves (regular, irregular and "
+                   "short-crested, "
+                   "several systems, given components or a measured record) and a uniform current")
 
     @classmethod
     def normalise(cls, params: dict[str, Any]) -> dict[str, Any]:
-        # a record's file is made absolute here, where the case file is read
+        # a record's or a spectrum table's file is made absolute here, where the case
+        # file is read
         if isinstance(params["waves"], Mapping) and params["waves"].get("type") == "record":
             kind, waves = _waves(params["waves"])
             params = {**params, "waves": {"type": kind, **waves}}
+        elif isinstance(params["waves"], Mapping):
+            params = {**params, "waves": _absolute_tables(params["waves"])}
         return params
 
     @classmethod
@@ -291,11 +399,9 @@ class Environment(SettingType):
             self.waves = WaveField.regular(
                 p["height"], p["period"], heading=math.radians(p["heading_deg"]),
                 phase=math.radians(p["phase_deg"]), **common)
-        elif kind == "irregular":
-            self.waves = WaveField.irregular(
-                p["spectrum"], p["hs"], p["tp"], gamma=p["gamma"],
-                nb_frequencies=p["nb_frequencies"], seed=p["seed"],
-                heading=math.radians(p["heading_deg"]), **common)
+        elif kind in ("irregular", "systems"):
+            # (one long-crested system is WaveField.irregular's sea bit for bit)
+            self.waves = irregular_sea(p["systems"], p["seed"], **common)
         elif kind == "components":
             amplitude = _numbers(p["amplitude"], "waves.amplitude", None)
             n = len(amplitude)

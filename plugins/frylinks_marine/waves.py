@@ -446,6 +446,10 @@ class WaveField:
         still holds only ``nb_frequencies`` sinusoids: a record longer than ``2 pi / dw``
         adds no spectral detail finer than ``dw``.
 
+        Short-crested seas, several wave systems, spectrum tables and the other frequency
+        discretisations are :mod:`frylinks_marine.sea_states`' (whose long-crested
+        ``random`` system is this sea, bit for bit).
+
         Parameters
         ----------
         spectrum
