@@ -9,6 +9,10 @@ per BEM run, whatever code made it (WAMIT, NEMOH, Capytaine, AQWA)::
                            radiation_damping/{all, impulse_response_fun/{K, t},
                                               state_space/{A, B, C, D}/all, it}
                            excitation/{re, im, mag, phase}
+                           excitation/QTF<N>/{Diff, Sum}<dof>/{PER_i, BETA_i, BETA_j,
+                                                              Re_F_ij, Im_F_ij}
+                           mean_drift/{momentum_conservation, pressure_integration,
+                                       control_surface}/val
                            linear_restoring_stiffness
 
 As h5py reads them (the reverse of MATLAB's index order, which ``writeBEMIOH5`` undoes
@@ -39,6 +43,13 @@ sphere against the same sphere from Capytaine):
 * Coefficients are about the body's ``cg`` (WEC-Sim applies every hydrodynamic force
   there; WAMIT's body origin is put at the COG), which becomes the database's
   rotation centre and centre of mass; a ``cog`` that differs moves them.
+
+Second-order data, where the file has them (``second_order``, else None): the mean
+drift groups (real, ``/ (rho g)``, ``(dof_N, nb_headings, nw)`` like the excitation)
+become ``mean_drift_momentum``, ``mean_drift_pressure`` and
+``mean_drift_control_surface``; the QTF groups WEC-Sim writes since its QTF support
+(one heading pair, already dimensional) become ``qtf_difference`` and ``qtf_sum``
+(:func:`_qtfs` gives their layout).
 
 Only the six rigid-body DOFs of each body are read (generalised body modes are left out
 with a warning). A file with ``simulation_parameters/scaled`` not 0 (coefficients
