@@ -261,3 +261,113 @@ def test_multi_body_bemio_file_needs_its_body_key(tmp_path: Path) -> None:
     assert err.value.path == "forces.exc.hydrodynamics_body"
     s.add_force("exc", "wave_excitation", body="b", hydrodynamics=str(path),
                 hydrodynamics_body="body2")
+
+
+def test_mean_drift_groups(tmp_path: Path) -> None:
+    """``hydro_coeffs/mean_drift/<group>/val`` (WEC-Sim: real, ``/ (rho g)``, ``(dof,
+    heading, frequency)`` as h5py reads it): momentum conservation, pressure integration
+    and control surface, each body's rows; a body without a group is NaN there."""
+    path = tmp_path / "drift.h5"
+    write_bemio(path)
+    rng = np.random.default_rng(5)
+    shape = (6, HEADINGS_DEG.size, OMEGA.size)
+    given = {("body1", "momentum_conservation"): rng.normal(size=shape),
+             ("body2", "momentum_conservation"): rng.normal(size=shape),
+             ("body1", "pressure_integration"): rng.normal(size=shape),
+             ("body2", "control_surface"): rng.normal(size=shape).T}  # frequencies first
+    with h5py.File(path, "a") as f:
+        for (body, group), value in given.items():
+            f[f"{body}/hydro_coeffs/mean_drift/{group}/val"] = value
+    so = read_bemio_bodies(path).second_order
+    assert so is not None and so.qtf_difference is None and so.qtf_sum is None
+    momentum, pressure = so.mean_drift_momentum, so.mean_drift_pressure
+    surface = so.mean_drift_control_surface
+    assert momentum is not None and pressure is not None and surface is not None
+    assert momentum.values.shape == (OMEGA.size, HEADINGS_DEG.size, 12)
+    assert np.allclose(np.degrees(momentum.headings), HEADINGS_DEG)
+    assert np.array_equal(momentum.omega, OMEGA)
+    raw1 = given[("body1", "momentum_conservation")]
+    assert momentum.values[2, 1, 4] == pytest.approx(raw1[4, 1, 2] * RHO * G)
+    assert momentum.values[3, 2, 6] == pytest.approx(
+        given[("body2", "momentum_conservation")][0, 2, 3] * RHO * G)
+    assert np.isnan(pressure.values[..., 6:]).all()  # body2 has none
+    assert pressure.values[0, 0, 0] == pytest.approx(
+        given[("body1", "pressure_integration")][0, 0, 0] * RHO * G)
+    assert surface.values[1, 2, 11] == pytest.approx(
+        given[("body2", "control_surface")].T[5, 2, 1] * RHO * G)
+    one = read_bemio(path, body="spar").second_order  # one body: its own six DOFs
+    assert one is not None and one.mean_drift_momentum.values.shape[-1] == 6
+    assert one.mean_drift_momentum.values[3, 2, 0] == pytest.approx(
+        momentum.values[3, 2, 6])
+
+
+def test_mean_drift_of_the_wrong_shape(tmp_path: Path) -> None:
+    path = tmp_path / "bad.h5"
+    write_bemio(path, nb=1)
+    with h5py.File(path, "a") as f:
+        f["body1/hydro_coeffs/mean_drift/momentum_conservation/val"] = np.zeros((6, 2, 4))
+    with pytest.raises(ModelError, match="momentum_conservation/val' has shape"):
+        read_bemio(path)
+
+
+def wecsim_qtf(lines: np.ndarray, kind: str) -> dict[str, np.ndarray]:
+    """WEC-Sim's ``triToFullMatrix`` (with ``assignIDs``) on one DOF's lines of a WAMIT
+    ``.12d``/``.12s`` file (``PER_i PER_j BETA_i BETA_j Re Im``, nondimensional, exp(+i
+    omega t)), redone here: the datasets ``writeBEMIOH5`` stores, as h5py reads them."""
+    def ids(column: np.ndarray) -> np.ndarray:
+        _, first, inverse = np.unique(column, return_index=True, return_inverse=True)
+        rank = np.argsort(np.argsort(first))  # MATLAB's unique(..., 'stable')
+        return rank[inverse]
+
+    id_i, id_j = ids(lines[:, 1]), ids(lines[:, 0])  # assignIDs: i from PER_j, j from PER_i
+    n = int(max(id_i.max(), id_j.max())) + 1
+    full = np.zeros((n, n), dtype=complex)
+    periods = np.zeros(n)
+    for row, r, c in zip(lines, id_i, id_j, strict=True):
+        element = row[4] - 1j * row[5]
+        full[r, c] = element
+        full[c, r] = np.conj(element) if kind == "Diff" else element
+        if r == c:
+            periods[r] = row[0]
+    flat = full.flatten(order="F") * RHO * G  # F_ij(:), dimensional with ULEN = 1
+    return {"PER_i": periods.reshape(1, -1), "BETA_i": np.zeros((1, n)),
+            "BETA_j": np.zeros((1, n)), "Re_F_ij": flat.real.reshape(1, -1),
+            "Im_F_ij": flat.imag.reshape(1, -1)}
+
+
+def test_qtf_groups_as_wecsim_writes_them(tmp_path: Path) -> None:
+    """QTFs under ``excitation/QTF1/Diff<d>`` and ``Sum<d>``: frylinks' ``T(w_a, w_b)``
+    is the conjugate of WAMIT's line ``(PER_i, PER_j)`` (as the WAMIT reader reads a
+    ``.12d``), on ascending omega, both triangles (Hermitian / symmetric), per DOF."""
+    path = tmp_path / "qtf.h5"
+    write_bemio(path, nb=1)
+    periods = [5.0, 10.0, 20.0]
+    rng = np.random.default_rng(9)
+    wamit = {}
+    with h5py.File(path, "a") as f:
+        for kind in ("Diff", "Sum"):
+            for dof in range(1, 7):
+                # the diagonal real, as in theory: triToFullMatrix conjugates a diagonal
+                # entry twice (F(i, i) = conj(F(i, i))), leaving WAMIT's phase there
+                lines = np.array([[p, q, 0.0, 0.0, rng.normal(), rng.normal() * (p != q)]
+                                  for a, p in enumerate(periods) for q in periods[a:]])
+                wamit[kind, dof] = lines
+                for name, value in wecsim_qtf(lines, kind).items():
+                    f[f"body1/hydro_coeffs/excitation/QTF1/{kind}{dof}/{name}"] = value
+    so = read_bemio(path).second_order
+    assert so is not None and so.mean_drift_momentum is None
+    diff, total = so.qtf_difference, so.qtf_sum
+    assert diff is not None and total is not None
+    assert np.allclose(diff.omega, 2 * np.pi / np.array(periods[::-1]))
+    assert diff.values.shape == (3, 3, 1, 1, 6) and np.allclose(diff.headings, [0.0])
+
+    def at(period: float) -> int:
+        return int(np.argmin(np.abs(diff.omega - 2 * np.pi / period)))
+
+    for (kind, dof), lines in wamit.items():
+        table = diff if kind == "Diff" else total
+        for p, q, _, _, re, im in lines:
+            w = (re + 1j * im) * RHO * G
+            assert table.values[at(p), at(q), 0, 0, dof - 1] == pytest.approx(np.conj(w))
+            mirror = w if kind == "Diff" else np.conj(w)
+            assert table.values[at(q), at(p), 0, 0, dof - 1] == pytest.approx(mirror)

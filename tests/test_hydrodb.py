@@ -405,3 +405,30 @@ def test_interaction_errors_name_the_key() -> None:
                            ) as err:
             assemble(twice)
         assert err.value.path == "forces.again.hydrodynamics_body"
+
+
+def test_capytaine_mean_drift_merged_and_near_field() -> None:
+    """Capytaine's merged ``drift_force`` (over influenced_dof) is read as the far-field
+    table, a script's ``near_field_mean_drift_force`` over one ``wave_direction`` as the
+    pressure table; a dataset without either has no second-order data."""
+    path = Path(__file__).parents[1] / "plugins/frylinks_marine/data/cylinder_drift_capytaine.nc"
+    with xr.open_dataset(path) as opened:
+        stored = opened.load()
+    ds = xr.Dataset({name: da.sel(complex="re", drop=True) + 1j * da.sel(complex="im",
+                                                                          drop=True)
+                     if "complex" in da.dims else da
+                     for name, da in stored.data_vars.items()})
+    parts = [ds[f"drift_force_{d}"] for d in ("surge", "sway", "yaw")]
+    merged = xr.concat(parts, dim=xr.DataArray(["Surge", "Sway", "Yaw"],
+                                               dims="influenced_dof"))
+    near = ds["excitation_force"] * 0 + 7.0 + 1j
+    plain = ds.drop_vars([str(p.name) for p in parts])
+    so = read_capytaine(plain.assign(drift_force=merged,
+                                     near_field_mean_drift_force=near)).second_order
+    first = read_capytaine(path).second_order
+    assert so is not None and first is not None
+    assert np.allclose(so.mean_drift_momentum.values, first.mean_drift_momentum.values,
+                       equal_nan=True)
+    assert so.mean_drift_pressure.values.shape == (10, 2, 6)
+    assert np.all(so.mean_drift_pressure.values == 7.0 + 1j)
+    assert read_capytaine(plain).second_order is None

@@ -9,6 +9,10 @@ per BEM run, whatever code made it (WAMIT, NEMOH, Capytaine, AQWA)::
                            radiation_damping/{all, impulse_response_fun/{K, t},
                                               state_space/{A, B, C, D}/all, it}
                            excitation/{re, im, mag, phase}
+                           excitation/QTF<N>/{Diff, Sum}<dof>/{PER_i, BETA_i, BETA_j,
+                                                              Re_F_ij, Im_F_ij}
+                           mean_drift/{momentum_conservation, pressure_integration,
+                                       control_surface}/val
                            linear_restoring_stiffness
 
 As h5py reads them (the reverse of MATLAB's index order, which ``writeBEMIOH5`` undoes
@@ -40,6 +44,13 @@ sphere against the same sphere from Capytaine):
   there; WAMIT's body origin is put at the COG), which becomes the database's
   rotation centre and centre of mass; a ``cog`` that differs moves them.
 
+Second-order data, where the file has them (``second_order``, else None): the mean
+drift groups (real, ``/ (rho g)``, ``(dof_N, nb_headings, nw)`` like the excitation)
+become ``mean_drift_momentum``, ``mean_drift_pressure`` and
+``mean_drift_control_surface``; the QTF groups WEC-Sim writes since its QTF support
+(one heading pair, already dimensional) become ``qtf_difference`` and ``qtf_sum``
+(:func:`_qtfs` gives their layout).
+
 Only the six rigid-body DOFs of each body are read (generalised body modes are left out
 with a warning). A file with ``simulation_parameters/scaled`` not 0 (coefficients
 already dimensional, a Python bemio option) is refused: WEC-Sim itself reads only the
@@ -61,12 +72,20 @@ from frylinks.errors import ModelError
 from .hydrodb import DOF_NAMES, HydroDatabase, MultiBodyDatabase
 from .radiation import RadiationStateSpace, block_diagonal, radiation_kernel
 from .raw_hydro import RawHydro, all_bodies, by_heading, single_body
+from .second_order import DriftTable, SecondOrder
 
 __all__ = ["read_bemio", "read_bemio_bodies"]
 
 Array = np.ndarray
 
 _BODY_GROUP = re.compile(r"body(\d+)$")
+
+#: BEMIO's mean drift groups (``hydro_coeffs/mean_drift/<group>/val``) -> frylinks' tables.
+MEAN_DRIFT_GROUPS = {"momentum_conservation": "mean_drift_momentum",
+                     "pressure_integration": "mean_drift_pressure",
+                     "control_surface": "mean_drift_control_surface"}
+#: BEMIO's QTF groups (``hydro_coeffs/excitation/QTF<N>/<kind><dof>``) -> frylinks' tables.
+QTF_KINDS = {"Diff": ("qtf_difference", "difference"), "Sum": ("qtf_sum", "sum")}
 
 
 def read_bemio(path: str | Path, body: str | None = None, cog: Any = None) -> HydroDatabase:
@@ -258,6 +277,8 @@ def _read(f: _File) -> RawHydro:
     kernel_t: Array | None = None
     kernel: Array | None = np.zeros((0, n, n))
     ss_blocks: list[tuple[int, int, Array, Array, Array]] | None = []
+    drift: dict[str, Array] = {}
+    qtfs: dict[str, _Qtf] = {}
     coupled = True
     for b, (_, group) in enumerate(numbered):
         rows = slice(6 * b, 6 * b + 6)
@@ -315,6 +336,8 @@ def _read(f: _File) -> RawHydro:
                                  name)
         # BEMIO keeps WAMIT's exp(+i w t): its conjugate is frylinks' phasor
         excitation[:, :, rows] = np.transpose(re[:6] - 1j * im[:6], (2, 1, 0)) * rho * g
+        _mean_drift(f, coeffs, drift, rows, n, dof, headings.size, nw_all, keep, rho * g)
+        _qtfs(f, coeffs, qtfs, 6 * b)
         if a_inf is not None and f.has(f"{coeffs}/added_mass/inf_freq"):
             name = f"{coeffs}/added_mass/inf_freq"
             arr = f.array(name)
@@ -340,6 +363,7 @@ def _read(f: _File) -> RawHydro:
         warnings.warn(f"{where}: the file holds each body's own coefficients only (no "
                       "cross-body columns); the cross-body terms are zero", UserWarning,
                       stacklevel=4)
+    second_order = _second_order(drift, qtfs, n, omega, headings, where)
     excitation, headings = by_heading(excitation, headings)
     state_space = _assembled_state_space(ss_blocks, n, omega, damping)
     return RawHydro(
@@ -350,7 +374,7 @@ def _read(f: _File) -> RawHydro:
         dofs=[DOF_NAMES] * nb, where=where,
         kernel_time=kernel_t if kernel is not None and kernel.size else None,
         kernel=kernel if kernel is not None and kernel.size else None,
-        state_space=state_space, aliases=aliases)
+        state_space=state_space, aliases=aliases, second_order=second_order)
 
 
 def _depth(f: _File) -> float:
@@ -455,3 +479,115 @@ def _assembled_state_space(blocks: list[Any] | None, n: int, omega: Array,
             error[i, j] = np.linalg.norm(fitted[:, i, j] - reference[:, i, j]) / norm
     return RadiationStateSpace(A=a_all, B=b_all, C=c_all, fit_error=error, order=order,
                                dt=dt)
+
+
+# --------------------------------------------------------------------------------------
+# Second-order data
+# --------------------------------------------------------------------------------------
+
+def _mean_drift(f: _File, coeffs: str, drift: dict[str, Array], rows: slice, n: int,
+                dof: int, nh: int, nw_all: int, keep: Array, scale: float) -> None:
+    """The body's rows of each mean drift table the file holds (``/ (rho g)``, real,
+    ``(dof, nh, nw)`` as h5py reads them, or frequencies first), into ``drift[name]``
+    ``(nw, nh, n)`` (NaN where a body gives none)."""
+    for group, table in MEAN_DRIFT_GROUPS.items():
+        name = f"{coeffs}/mean_drift/{group}/val"
+        if not f.has(name):
+            continue
+        arr = f.array(name)
+        if arr.ndim == 3 and arr.shape[-1] != nw_all and arr.shape[0] == nw_all:
+            arr = np.transpose(arr)
+        if arr.ndim != 3 or arr.shape != (dof, nh, nw_all):
+            raise ModelError(f"{f.where}: '{name}' has shape {arr.shape}; expected ({dof}, "
+                             f"{nh}, {nw_all}) (DOFs, headings, frequencies)", name)
+        values = drift.setdefault(table, np.full((keep.size, nh, n), np.nan, dtype=complex))
+        values[:, :, rows] = np.transpose(arr[:6], (2, 1, 0))[keep] * scale
+
+
+class _Qtf:
+    """One kind of QTF gathered body by body: frequencies, heading pair, values."""
+
+    def __init__(self, omega: Array, beta: tuple[float, float], source: str) -> None:
+        self.omega = omega
+        self.beta = beta
+        self.source = source
+        self.values: dict[int, Array] = {}  # DOF index (6 N order) -> (nw, nw)
+
+
+def _qtfs(f: _File, coeffs: str, qtfs: dict[str, _Qtf], first: int) -> None:
+    """The body's QTFs, as WEC-Sim's ``writeBEMIOH5`` stores them (from ``readWAMIT``'s
+    ``.12d``/``.12s``, made full by ``triToFullMatrix``): per DOF ``d`` a group
+    ``excitation/QTF<N>/Diff<d>`` (and ``Sum<d>``) with ``PER_i`` ``(nw,)`` [s],
+    ``BETA_i``, ``BETA_j`` [deg] and ``Re_F_ij``, ``Im_F_ij``, the ``nw x nw`` matrix in
+    MATLAB's column order, already dimensional (``rho g ULEN^m``, ``ULEN = 1``) and
+    already conjugated from WAMIT's ``exp(+i omega t)``: read in C order, entry ``[a, b]``
+    is frylinks' ``T(omega_a, omega_b)`` (see :mod:`frylinks_marine.second_order`), but
+    for the diagonal, which ``triToFullMatrix`` conjugates twice (it writes ``F(i, j)``
+    then ``F(j, i) = conj(F(i, j))``, the same entry when ``i = j``) and so keeps WAMIT's
+    phase: real in theory (the mean drift), it is read as stored."""
+    node = f.h5.get(f"{coeffs}/excitation")
+    if node is None or not hasattr(node, "keys"):
+        return
+    for group in sorted(k for k in node.keys() if re.fullmatch(r"QTF\d*", k)):
+        base = f"{coeffs}/excitation/{group}"
+        for sub in sorted(f.h5[base].keys()):
+            match = re.fullmatch(r"(Diff|Sum)(\d+)", sub)
+            if match is None or not 1 <= int(match.group(2)) <= 6:
+                continue  # generalised modes are left out, as for the first order
+            table, _ = QTF_KINDS[match.group(1)]
+            path = f"{base}/{sub}"
+            periods = f.array(f"{path}/PER_i", "QTF periods [s]").reshape(-1)
+            if periods.size < 1 or np.any(periods <= 0) or not np.isfinite(periods).all():
+                raise ModelError(f"{f.where}: '{path}/PER_i' should hold periods > 0",
+                                 f"{path}/PER_i")
+            nq = periods.size
+            parts = [f.array(f"{path}/{c}", "QTF, real and imaginary parts").reshape(-1)
+                     for c in ("Re_F_ij", "Im_F_ij")]
+            if any(p.size != nq * nq for p in parts):
+                raise ModelError(f"{f.where}: '{path}/Re_F_ij' and 'Im_F_ij' should hold "
+                                 f"{nq} x {nq} values (the periods of PER_i), got "
+                                 f"{parts[0].size} and {parts[1].size}", f"{path}/Re_F_ij")
+            betas = []
+            for c in ("BETA_i", "BETA_j"):
+                beta = f.array(f"{path}/{c}", "QTF heading [deg]").reshape(-1)
+                if beta.size == 0 or not np.allclose(beta, beta[0]):
+                    raise ModelError(f"{f.where}: '{path}/{c}' should hold one heading; "
+                                     "frylinks reads a BEMIO QTF of one heading pair",
+                                     f"{path}/{c}")
+                betas.append(float(np.mod(np.radians(beta[0]), 2 * np.pi)))
+            omega = 2 * np.pi / periods
+            order = np.argsort(omega)
+            matrix = (parts[0] + 1j * parts[1]).reshape(nq, nq)[np.ix_(order, order)]
+            qtf = qtfs.setdefault(table, _Qtf(omega[order], (betas[0], betas[1]), path))
+            if qtf.omega.shape != omega.shape or not np.allclose(qtf.omega, omega[order]) \
+                    or not np.allclose(qtf.beta, betas):
+                raise ModelError(f"{f.where}: '{path}' has other frequencies or headings "
+                                 f"than '{qtf.source}'; frylinks needs one grid for every "
+                                 "DOF and body", path)
+            qtf.values[first + int(match.group(2)) - 1] = matrix
+
+
+def _second_order(drift: dict[str, Array], qtfs: dict[str, _Qtf], n: int, omega: Array,
+                  headings: Array, where: str) -> SecondOrder | None:
+    """The tables read, each over all the bodies' ``n`` DOFs, sorted by heading."""
+    if not drift and not qtfs:
+        return None
+    tables: dict[str, DriftTable] = {}
+    for name, values in drift.items():
+        values, sorted_headings = by_heading(values, headings)
+        tables[name] = DriftTable(omega=omega, headings=sorted_headings, values=values,
+                                  kind="mean_drift", source=where)
+    for name, qtf in qtfs.items():
+        kind = "difference" if name == "qtf_difference" else "sum"
+        pair = np.unique(np.array(qtf.beta))
+        nw = qtf.omega.size
+        values = np.full((nw, nw, pair.size, pair.size, n), np.nan, dtype=complex)
+        hi, hj = (int(np.searchsorted(pair, b)) for b in qtf.beta)
+        for dof, matrix in qtf.values.items():
+            if hi != hj:  # the other heading order by the table's symmetry
+                values[:, :, hj, hi, dof] = np.conj(matrix.T) if kind == "difference" \
+                    else matrix.T
+            values[:, :, hi, hj, dof] = matrix
+        tables[name] = DriftTable(omega=qtf.omega, headings=pair, values=values, kind=kind,
+                                  source=where)
+    return SecondOrder(**tables)

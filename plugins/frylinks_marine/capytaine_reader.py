@@ -19,13 +19,23 @@ import xarray as xr
 
 from frylinks.errors import ModelError
 
-from .hydrodb import DOF_NAMES, HydroDatabase, MultiBodyDatabase
+from .hydrodb import DOF_NAMES, HEADING_TOL, HydroDatabase, MultiBodyDatabase
 from .raw_hydro import RawHydro, all_bodies, by_heading, single_body
+from .second_order import DriftTable, SecondOrder
 
 Array = np.ndarray
 
 #: Capytaine's frequency dimensions (one of them indexes the coefficients).
 _FREQUENCY_DIMS = ("omega", "freq", "period", "wavenumber", "wavelength")
+
+#: Capytaine 3.0's far-field mean drift (``cpt.post_pro.far_field_mean_drift_force``):
+#: variable -> frylinks' DOF index of a single body.
+FAR_FIELD_DRIFT = {"drift_force_surge": 0, "drift_force_sway": 1, "drift_force_yaw": 5}
+#: The same three merged over ``influenced_dof`` (Capytaine's WAMIT ``.8`` export makes it).
+FAR_FIELD_DRIFT_MERGED = "drift_force"
+#: Near-field (pressure-integration) mean drift over ``influenced_dof``: not computed by
+#: Capytaine 3.0; the name its WAMIT ``.9`` export stub expects, for a script to add.
+NEAR_FIELD_DRIFT = "near_field_mean_drift_force"
 
 
 def read_capytaine(source: str | Path | xr.Dataset, body: str | None = None,
@@ -62,6 +72,8 @@ def read_capytaine(source: str | Path | xr.Dataset, body: str | None = None,
         :attr:`~frylinks_marine.hydrodb.HydroDatabase.added_mass_inf`; without it,
         ``added_mass_inf`` is Ogilvie's estimate
         (:func:`~frylinks_marine.radiation.ogilvie_added_mass_inf`).
+        ``second_order`` holds the mean drift the dataset carries (see
+        :func:`mean_drift_tables`), or is None.
 
     Raises
     ------
@@ -175,6 +187,7 @@ def _capytaine_raw(ds: xr.Dataset, where: str) -> RawHydro:
     damping, _ = radiation("radiation_damping")
     excitation, headings = _excitation(ds, freq_dim, inf_map, n, keep, order, omega, where)
     named = [b for b in bodies if b is not None]
+    second_order = mean_drift_tables(ds, freq_dim, inf_map, bodies, keep, order, omega, where)
     return RawHydro(
         bodies=bodies, omega=omega, added_mass=added_mass, radiation_damping=damping,
         excitation=excitation, headings=headings, added_mass_inf=a_inf,
@@ -183,7 +196,111 @@ def _capytaine_raw(ds: xr.Dataset, where: str) -> RawHydro:
         rho=rho, g=g, water_depth=depth,
         rotation_centers=[_point(ds, "rotation_center", b, named) for b in bodies],
         centers_of_mass=[_point(ds, "center_of_mass", b, named) for b in bodies],
-        dofs=dofs, where=where)
+        dofs=dofs, where=where, second_order=second_order)
+
+
+def mean_drift_tables(ds: xr.Dataset, freq_dim: str, inf_map: dict[int, int],
+                      bodies: list[str | None], keep: Array, order: Array, omega: Array,
+                      where: str) -> SecondOrder | None:
+    """The mean drift a Capytaine dataset carries, as frylinks' tables (None if none).
+
+    ``cpt.assemble_dataset`` and ``fill_dataset`` store no second-order data; Capytaine
+    3.0 computes the far-field mean drift afterwards,
+    ``cpt.post_pro.far_field_mean_drift_force(X, ds)`` (``X`` the motion RAO over
+    ``(omega, wave_direction, radiating_dof)``; zeros for a fixed body; ``ds`` from
+    ``fill_dataset`` with a ``theta`` coordinate, which adds the Kochin functions), a
+    dataset a script merges into the hydrodynamic one, ``ds.merge(drift)``, before the
+    export. Read from it:
+
+    * ``drift_force_surge``, ``drift_force_sway``, ``drift_force_yaw`` over ``(<frequency>,
+      wave_direction_k, wave_direction_l)`` (Capytaine's output), or ``drift_force`` over
+      ``(<frequency>, wave_direction_k, wave_direction_l, influenced_dof)`` (the same
+      merged): far field, hence the ``mean_drift_momentum`` table (WAMIT's ``.8``);
+    * ``near_field_mean_drift_force`` over ``(<frequency>, wave_direction_k,
+      wave_direction_l, influenced_dof)``: pressure integration, the
+      ``mean_drift_pressure`` table (WAMIT's ``.9``). Capytaine 3.0 does not compute it;
+      the name is the one its WAMIT ``.9`` export stub reads, for a script that adds it.
+
+    Either may have one ``wave_direction`` instead of the pair: a pair's diagonal
+    (``wave_direction_k == wave_direction_l``) is the mean drift of one wave system and
+    is what is read. Values are complex, per square metre of wave amplitude [N/m^2,
+    N m/m^2], ``exp(-i omega t)`` (Capytaine's convention is frylinks'), about the
+    origin of the dataset's coordinates for the yaw moment (Capytaine's Kochin
+    functions are about ``(0, 0)``) and then moved with the other coefficients to the
+    COG; DOFs a variable does not give (heave, roll, pitch in the far field) are NaN.
+    Frequencies ``0`` and ``inf`` are dropped as for the first-order data.
+    """
+    tables: dict[str, DriftTable] = {}
+    n = 6 * len(bodies)
+    far = [name for name in FAR_FIELD_DRIFT if name in ds]
+    if far:
+        if len(bodies) > 1:
+            raise ModelError(f"{where}: '{far[0]}' of a dataset of {len(bodies)} bodies is "
+                             "the drift on all of them together; frylinks reads the mean "
+                             "drift per body (a 'drift_force' or "
+                             f"'{NEAR_FIELD_DRIFT}' over influenced_dof)", far[0])
+        pieces = {FAR_FIELD_DRIFT[name]: _drift_array(ds[name], freq_dim, (), where)
+                  for name in far}
+        headings = next(iter(pieces.values()))[1]
+        values = np.full((omega.size, headings.size, n), np.nan, dtype=complex)
+        for dof, (arr, h) in pieces.items():
+            if not np.allclose(h, headings):
+                raise ModelError(f"{where}: the far-field drift variables have different "
+                                 "wave directions", far[0])
+            values[..., dof] = arr[keep][order][..., 0]
+        tables["mean_drift_momentum"] = DriftTable(omega=omega, headings=headings,
+                                                   values=values, kind="mean_drift",
+                                                   source=where)
+    for name, table in ((FAR_FIELD_DRIFT_MERGED, "mean_drift_momentum"),
+                        (NEAR_FIELD_DRIFT, "mean_drift_pressure")):
+        if name not in ds or table in tables:
+            continue
+        arr, headings = _drift_array(ds[name], freq_dim, ("influenced_dof",), where)
+        values = np.full((omega.size, headings.size, n), np.nan, dtype=complex)
+        src, dst = zip(*inf_map.items(), strict=True)
+        values[..., list(dst)] = arr[keep][order][..., list(src)]
+        tables[table] = DriftTable(omega=omega, headings=headings, values=values,
+                                   kind="mean_drift", source=where)
+    return SecondOrder(**tables) if tables else None
+
+
+def _drift_array(da: xr.DataArray, freq_dim: str, dof_dims: tuple[str, ...], where: str
+                 ) -> tuple[Array, Array]:
+    """A mean drift variable as ``(nw_all, nh, ndof)`` (``ndof = 1`` without a DOF
+    dimension) over the dataset's frequencies, on its diagonal of heading pairs, the
+    headings ``(nh,)`` in ``[0, 2 pi)`` ascending."""
+    pair = ("wave_direction_k", "wave_direction_l")
+    if all(d in da.dims for d in pair):
+        da = _squeezed(da, (freq_dim, *pair, *dof_dims), where)
+        da = da.transpose(freq_dim, *pair, *dof_dims)
+        h_k = np.mod(np.asarray(da[pair[0]].values, dtype=float), 2 * np.pi)
+        h_l = np.mod(np.asarray(da[pair[1]].values, dtype=float), 2 * np.pi)
+        same = [(i, int(np.argmin(np.abs(h_l - h)))) for i, h in enumerate(h_k)]
+        same = [(i, j) for i, j in same if abs(h_l[j] - h_k[i]) <= HEADING_TOL]
+        if not same:
+            raise ModelError(f"{where}: '{da.name}' has no pair of equal wave directions "
+                             "(wave_direction_k = wave_direction_l): no mean drift of one "
+                             "wave system", str(da.name))
+        values = np.stack([da.values[:, i, j] for i, j in same], axis=1)
+        headings = h_k[[i for i, _ in same]]
+    elif "wave_direction" in da.dims or "wave_direction" in da.coords:
+        if "wave_direction" not in da.dims:
+            da = da.expand_dims("wave_direction")
+        da = _squeezed(da, (freq_dim, "wave_direction", *dof_dims), where)
+        da = da.transpose(freq_dim, "wave_direction", *dof_dims)
+        values = da.values
+        headings = np.mod(np.asarray(da["wave_direction"].values, dtype=float), 2 * np.pi)
+    else:
+        raise ModelError(f"{where}: '{da.name}' has no wave direction dimension "
+                         "('wave_direction', or 'wave_direction_k' and 'wave_direction_l'); "
+                         f"dims: {da.dims}", str(da.name))
+    values = np.asarray(values, dtype=complex)
+    if not dof_dims:
+        values = values[..., None]
+    by_angle = np.argsort(headings, kind="stable")
+    headings, values = headings[by_angle], values[:, by_angle]
+    distinct = np.concatenate([[True], np.diff(headings) > HEADING_TOL])
+    return values[:, distinct], headings[distinct]
 
 
 def _scalar(ds: xr.Dataset, name: str, default: float, where: str) -> float:

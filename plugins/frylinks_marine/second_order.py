@@ -34,6 +34,8 @@ Array = np.ndarray
 TABLES = {
     "mean_drift_momentum": "mean drift by momentum conservation (WAMIT .8)",
     "mean_drift_pressure": "mean drift by pressure integration (WAMIT .9)",
+    "mean_drift_control_surface": "mean drift by a control surface (WAMIT .7; BEMIO "
+                                  "control_surface)",
     "qtf_difference": "difference-frequency QTF (WAMIT .12d)",
     "qtf_sum": "sum-frequency QTF (WAMIT .12s)",
 }
@@ -87,6 +89,7 @@ class SecondOrder:
 
     mean_drift_momentum: DriftTable | None = None
     mean_drift_pressure: DriftTable | None = None
+    mean_drift_control_surface: DriftTable | None = None
     qtf_difference: DriftTable | None = None
     qtf_sum: DriftTable | None = None
 
