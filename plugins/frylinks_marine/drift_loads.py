@@ -45,7 +45,7 @@ import numpy as np
 
 from frylinks.errors import ModelError
 
-from .force_records import RECORD_TOLERANCE, ForceRecord, record_grid
+from .force_records import RECORD_TOLERANCE, ForceRecord, record_grid, record_step
 from .hydrodb import DOF_NAMES, heading_weights, linear_weights
 from .second_order import DriftTable
 
@@ -178,15 +178,19 @@ class PairSum:
     Attributes
     ----------
     P, Q
-        ``(R, N)`` complex.
+        ``(R, N)`` complex (``Q`` is ``P`` for a Hermitian matrix's eigenvectors:
+        ``F = sum_r s_r |p_r|^2``, half the work).
     sigma
-        ``(R,)`` singular values.
+        ``(R,)`` singular values (eigenvalues, of either sign, when ``Q is P``).
     col
         ``(R,)`` int.
     difference
         True for difference frequencies (``conj(q)``).
     omega
         ``(N,)`` [rad/s].
+    step
+        Record step [s] for the interpolation bound
+        (:func:`~frylinks_marine.force_records.record_step` over the pairs).
     """
 
     P: Array
@@ -195,18 +199,17 @@ class PairSum:
     col: Array
     difference: bool
     omega: Array
+    step: float = math.inf
 
     @property
     def rank(self) -> int:
         """Number of ranks ``R`` kept."""
         return int(self.sigma.size)
 
-    def highest(self) -> float:
-        """The highest frequency in the sum [rad/s] (0 for an empty one)."""
-        if self.rank == 0:
-            return 0.0
-        w = self.omega
-        return float(w.max() - w.min()) if self.difference else 2.0 * float(w.max())
+    @property
+    def hermitian(self) -> bool:
+        """Whether the ranks are a Hermitian matrix's eigenvectors (``Q is P``)."""
+        return self.Q is self.P
 
     def at(self, t: Array, m: int) -> tuple[Array, Array]:
         """Values and time derivatives ``(nt, m)`` at the times ``t``."""
@@ -217,25 +220,35 @@ class PairSum:
         select = np.zeros((self.rank, m))
         select[np.arange(self.rank), self.col] = self.sigma
         spin = -1j * self.omega
-        stack = np.concatenate([self.P, self.P * spin, self.Q, self.Q * spin])
-        r = self.rank
+        parts = [self.P, self.P * spin]
+        if not self.hermitian:
+            parts += [self.Q, self.Q * spin]
+        stack = np.concatenate(parts)
+        n = self.rank
+        # on an equally spaced grid (a record's), u(t_b + k h) = u(t_b) u(k h): one block
+        # of exponentials serves every block, each block scaling the ranks' columns
+        step = float(t[1] - t[0]) if t.size > 1 else 0.0
+        grid = t.size > 1 and np.allclose(np.diff(t), step, rtol=1e-12, atol=0.0)
+        if grid:
+            shape = np.exp(np.outer(-1j * self.omega, step * np.arange(min(BLOCK, t.size))))
         for start in range(0, t.size, BLOCK):
             tt = t[start:start + BLOCK]
-            u = np.exp(np.outer(-1j * self.omega, tt))  # (N, B)
-            p, dp, q, dq = np.split(stack @ u, 4)
+            if grid:
+                pq = (stack * np.exp(-1j * self.omega * tt[0])) @ shape[:, :tt.size]
+            else:
+                pq = stack @ np.exp(np.outer(-1j * self.omega, tt))  # (4R, B)
+            p, dp = pq[:n], pq[n:2 * n]
+            q, dq = (p, dp) if self.hermitian else (pq[2 * n:3 * n], pq[3 * n:])
             if self.difference:
                 q, dq = q.conj(), dq.conj()
-            assert p.shape[0] == r
             values[start:start + tt.size] = (p * q).real.T @ select
             rates[start:start + tt.size] = (dp * q + p * dq).real.T @ select
         return values, rates
 
-    def record(self, span: tuple[float, float] | None, m: int,
-               tol: float = RECORD_TOLERANCE) -> ForceRecord:
+    def record(self, span: tuple[float, float] | None, m: int) -> ForceRecord:
         """Its :class:`~frylinks_marine.force_records.ForceRecord` over ``span`` (none
         without a span or ranks)."""
-        grid = None if self.rank == 0 else record_grid(span, self.highest(), m, tol,
-                                                        "wave_drift")
+        grid = None if self.rank == 0 else record_grid(span, self.step, m, "wave_drift")
         if grid is None:
             return ForceRecord.empty(m)
         t0, h, nt = grid
@@ -251,34 +264,58 @@ class PairSum:
                 np.ascontiguousarray(self.omega), np.array([1.0 if self.difference else 0.0]))
 
 
+def _kept(magnitudes: Array, tol: float) -> Array:
+    """Indices of the largest ``magnitudes`` holding all but ``tol`` of their sum."""
+    order = np.argsort(magnitudes)[::-1]
+    tail = np.cumsum(magnitudes[order][::-1])[::-1]  # tail[r]: sum from the r-th largest
+    return order[tail > tol * tail[0]]
+
+
 def factorised(matrices: Array, omega: Array, difference: bool,
-               tol: float = RANK_TOLERANCE) -> PairSum:
+               tol: float = RANK_TOLERANCE, record_tol: float = RECORD_TOLERANCE) -> PairSum:
     """The :class:`PairSum` of ``matrices`` ``(N, N, m)`` (one pair matrix per load
     column), each truncated to the ranks holding ``1 - tol`` of its singular values'
-    sum."""
+    (eigenvalues' moduli') sum.
+
+    Only the real part of a pair sum is a load: ``Re sum_ij M_ij u_i conj(u_j)`` is the
+    same sum over the Hermitian part ``(M + M^H) / 2`` (whatever round-off or a code's
+    separate computation of ``T(w_i, w_j)`` and ``T(w_j, w_i)`` left), factorised by its
+    eigenvectors, ``sum_r l_r |p_r|^2``: half the work of singular vectors. A sum
+    frequency's matrix is factorised by its singular vectors."""
     n, _, m = matrices.shape
+    omega = np.asarray(omega, dtype=float)
+    hermitian = difference
     P, Q, sigma, col = [], [], [], []
     for d in range(m):
         M = matrices[:, :, d]
         if not np.any(M):
             continue
-        U, s, Vh = np.linalg.svd(M)
-        tail = np.cumsum(s[::-1])[::-1]  # tail[r] = sum of s[r:]
-        rank = int(np.count_nonzero(tail > tol * tail[0]))
-        P.append(U[:, :rank].T)
-        # sum_j M_ij v_j = sum_r U_ir s_r conj(Vh... ): q_r = sum_j Vh[r, j]^* u_j for a
-        # difference (taken conj later: conj(q_r) = sum_j Vh[r, j] conj(u_j)), and
-        # sum_j Vh[r, j] u_j for a sum
-        Q.append(Vh[:rank].conj() if difference else Vh[:rank])
-        sigma.append(s[:rank])
-        col.append(np.full(rank, d))
+        if hermitian:
+            lam, V = np.linalg.eigh(0.5 * (M + M.conj().T))
+            keep = _kept(np.abs(lam), tol)
+            P.append(V[:, keep].T)
+            sigma.append(lam[keep])
+        else:
+            U, s, Vh = np.linalg.svd(M)
+            keep = _kept(s, tol)
+            P.append(U[:, keep].T)
+            # sum_ij M_ij u_i x_j = sum_r s_r (U^T u)_r (Vh x)_r, x = conj(u) or u: for a
+            # difference, q_r = sum_j conj(Vh[r, j]) u_j (conj(q_r) is taken later)
+            Q.append(Vh[keep].conj() if difference else Vh[keep])
+            sigma.append(s[keep])
+        col.append(np.full(keep.size, d))
     if not P:
         empty = np.zeros((0, n), dtype=complex)
         return PairSum(empty, empty, np.zeros(0), np.zeros(0, dtype=np.int64), difference,
-                       np.asarray(omega, dtype=float))
-    return PairSum(np.concatenate(P), np.concatenate(Q), np.concatenate(sigma),
-                   np.concatenate(col).astype(np.int64), difference,
-                   np.asarray(omega, dtype=float))
+                       omega)
+    # the record's step: each pair a harmonic of modulus |M_ij| at |w_i -+ w_j|
+    pairs = np.abs(omega[:, None] - omega[None, :]) if difference \
+        else omega[:, None] + omega[None, :]
+    moduli = np.abs(matrices).reshape(n * n, m).T
+    step = record_step(moduli, pairs.reshape(-1), record_tol)
+    Pm = np.concatenate(P)
+    return PairSum(Pm, Pm if hermitian else np.concatenate(Q), np.concatenate(sigma),
+                   np.concatenate(col).astype(np.int64), difference, omega, step)
 
 
 def pair_matrices(a: Array, T: Array, difference: bool) -> Array:

@@ -8,9 +8,8 @@ the point absorber's 150 components); a record of ``S`` and its derivative on a 
 step ``h`` over the run's span (:attr:`frylinks.forces.ForceContext.span`) is read in
 ``O(1)``. Between samples the step takes the cubic Hermite interpolant of the values and
 exact derivatives, whose error for a harmonic of amplitude ``a`` and frequency ``w`` is
-at most ``a (w h)^4 / 384``; :func:`record_step` picks ``h`` so that this is ``tol``
-times ``a`` at the highest frequency (so the error of the whole record is at most
-``tol * sum_c |A_c|``, 1e-6 of it by default).
+at most ``a (w h)^4 / 384``; :func:`record_step` picks ``h`` so that these add up to at
+most ``tol * sum_c |A_c|`` (1e-6 of it by default).
 
 Outside its span (a run resumed past it, an adaptive integrator's trial stage beyond
 ``t_end``) a kernel sums the components itself: a record changes the cost, never the
@@ -36,11 +35,19 @@ RECORD_TOLERANCE = 1e-6
 MAX_RECORD_BYTES = 1 << 29
 
 
-def record_step(omega_max: float, tol: float = RECORD_TOLERANCE) -> float:
-    """Grid step [s] whose cubic Hermite error is ``tol`` of a harmonic's amplitude at
-    ``omega_max`` [rad/s]: ``h = (384 tol)^(1/4) / omega_max`` (0.14 / omega_max for
-    1e-6)."""
-    return (384.0 * tol) ** 0.25 / omega_max
+def record_step(amplitude: Array, omega: Array, tol: float = RECORD_TOLERANCE) -> float:
+    """Grid step [s] whose cubic Hermite error bound for harmonics of moduli
+    ``amplitude`` ``(m, nc)`` at ``omega`` ``(nc,)`` [rad/s] is ``tol`` of each series'
+    sum of moduli: ``h^4 sum_c |A_jc| w_c^4 / 384 <= tol sum_c |A_jc|`` for every ``j``
+    (``h = (384 tol)^(1/4) / omega_max = 0.14 / omega_max`` for a single harmonic and
+    1e-6; a spectrum's tails, of small amplitude, allow a larger step)."""
+    a = np.abs(np.atleast_2d(amplitude))
+    total = a.sum(axis=1)
+    fourth = a @ np.asarray(omega, dtype=float) ** 4
+    used = total > 0.0
+    if not used.any() or not np.any(fourth[used] > 0.0):
+        return math.inf
+    return float(np.min((384.0 * tol * total[used] / fourth[used]) ** 0.25))
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,7 +110,7 @@ def harmonic(phasors: Array, omega: Array, span: tuple[float, float] | None,
     m = phasors.shape[0]
     if len(omega) == 0 or not np.any(phasors):
         return ForceRecord.empty(m)
-    grid = record_grid(span, float(np.max(omega)), m, tol, label)
+    grid = record_grid(span, record_step(phasors, omega, tol), m, label)
     if grid is None:
         return ForceRecord.empty(m)
     t0, h, nt = grid
@@ -113,17 +120,16 @@ def harmonic(phasors: Array, omega: Array, span: tuple[float, float] | None,
     return ForceRecord(np.array([t0, h]), values, rates)
 
 
-def record_grid(span: tuple[float, float] | None, omega_max: float, m: int,
-                tol: float = RECORD_TOLERANCE, label: str = "wave load"
-                ) -> tuple[float, float, int] | None:
-    """``(t0, h, nt)`` of the record of ``m`` series up to ``omega_max`` [rad/s] over
-    ``span``: ``h`` from :func:`record_step`, one sample past the span's end. None
-    without a span, or when the record would exceed :data:`MAX_RECORD_BYTES` (said in
-    a warning naming ``label``: the step then sums)."""
+def record_grid(span: tuple[float, float] | None, h: float, m: int,
+                label: str = "wave load") -> tuple[float, float, int] | None:
+    """``(t0, h, nt)`` of the record of ``m`` series of step ``h`` [s] over ``span`` (at
+    most a sixteenth of the span), one sample past its end. None without a span, or
+    when the record would exceed :data:`MAX_RECORD_BYTES` (said in a warning naming
+    ``label``: the step then sums)."""
     if span is None:
         return None
-    h = record_step(max(omega_max, 1e-6), tol)
     t0, t1 = float(span[0]), float(span[1])
+    h = min(h, max(t1 - t0, 1e-3) / 16.0)
     nt = math.ceil((t1 - t0) / h) + 2
     size = 2 * 8 * nt * m
     if size > MAX_RECORD_BYTES:

@@ -38,7 +38,7 @@ from .drift_loads import (
     qtf_at,
 )
 from .force_records import ForceRecord
-from .hydrodb import HydroDatabase
+from .hydrodb import DOF_NAMES, HydroDatabase
 from .second_order import DriftTable
 from .wave_kernels import wave_drift_force, wave_drift_outputs, wave_params
 
@@ -82,6 +82,18 @@ def diagonal(qtf: DriftTable) -> DriftTable:
     return DriftTable(qtf.omega, qtf.headings, values, "mean_drift", qtf.source)
 
 
+def _dof_mask(value: Any) -> Array:
+    """``(6,)`` bool: the DOFs a ``dofs`` parameter names (all when None)."""
+    if value is None:
+        return np.ones(6, dtype=bool)
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list | tuple) or not names \
+            or any(n not in DOF_NAMES for n in names):
+        raise ModelError(f"expected a list of DOFs among {', '.join(DOF_NAMES)}, got "
+                         f"{shown(value)}", "dofs")
+    return np.isin(np.array(DOF_NAMES), names)
+
+
 def _method(db: HydroDatabase, params: Mapping[str, Any]) -> str:
     method = params.get("method")
     if method is None:
@@ -95,6 +107,7 @@ def _check(db: HydroDatabase, params: Mapping[str, Any]) -> None:
     for key in ("sum_frequency", "drift_damping"):
         if not isinstance(params.get(key, False), bool):
             raise ModelError(f"expected true or false, got {shown(params[key])}", key)
+    _dof_mask(params.get("dofs"))
     so = db.second_order
     have = [] if so is None else list(so.tables)
     listed = ", ".join(have) or "none"
@@ -137,6 +150,8 @@ class WaveDrift(DatasetForce):
                             "first the data have", default=None, choices=MEAN_DRIFT),
         "sum_frequency": Param("any", "", "add the sum-frequency QTF's load (springing of "
                               "stiff systems): true or false", default=False),
+        "dofs": Param("any", "", "the DOFs the loads act on, a list of surge, sway, heave, "
+                      "roll, pitch, yaw (default: every DOF the data give)", default=None),
         "drift_damping": Param("any", "", "Aranha's wave drift damping on the horizontal "
                               "velocity (deep-water form): true or false", default=False),
     }
@@ -197,9 +212,13 @@ class WaveDrift(DatasetForce):
             if method == "qtf":
                 assert so.qtf_difference is not None
                 T = qtf_at(so.qtf_difference, omega, heading, where)
+                # the diagonal (each component's mean drift) interpolated along the
+                # table's diagonal, as the mean drift coefficients are, not bilinearly
+                # from the entries beside it
+                D = mean_drift_at(diagonal(so.qtf_difference), omega, heading, where)
+                T[np.arange(nc), np.arange(nc)] = D
                 slow[:, :, cols] = pair_matrices(a, T, True)
-                self.mean[cols] = np.einsum("c,cd->d", np.abs(a) ** 2,
-                                            np.einsum("ccd->cd", T).real)
+                self.mean[cols] = np.abs(a) ** 2 @ D
             else:
                 table = _mean_table(db, p.get("mean_drift"))
                 assert table is not None
@@ -218,6 +237,11 @@ class WaveDrift(DatasetForce):
                 D = mean_drift_at(table, omega, heading, where)
                 slope = drift_slope_at(table, omega, heading, where)
                 self.damping[cols] = drift_damping(a, omega, heading, D, slope, g)
+            off = 6 * i + np.flatnonzero(~_dof_mask(p.get("dofs")))
+            slow[:, :, off] = 0.0
+            fast[:, :, off] = 0.0
+            self.mean[off] = 0.0
+            self.damping[off] = 0.0
         self.slow = factorised(slow, omega, True)
         self.fast = factorised(fast, omega, False) if any_fast else \
             factorised(np.zeros((0, 0, 0)), np.zeros(0), False)
