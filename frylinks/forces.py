@@ -284,7 +284,10 @@ class ForceType:
         the bodies where the user put them) with the system's settings in ``ctx``.
 
         Precompute here what depends on the settings (wave components) or on the
-        initial pose (a reference position). Does nothing by default.
+        initial pose (a reference position). Does nothing by default. A
+        :class:`~frylinks.errors.ModelError` raised here (as an
+        :class:`~frylinks.errors.ElementError` for one element) is keyed by the element's
+        name (``forces.<name>.<path>``).
         """
 
     def added_mass(self) -> Array | None:

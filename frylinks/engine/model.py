@@ -287,7 +287,15 @@ def _prepare_forces(model: Model, span: tuple[float, float] | None) -> None:
     for fblk in model.force_blocks:
         ctx.masses = [mass[att.body] for att in fblk.attachments]
         frames = [node_frames(b, att) for att in fblk.attachments]
-        fblk.kind.prepare(frames, ctx)
+        try:
+            fblk.kind.prepare(frames, ctx)
+        except ElementError as exc:
+            raise ModelError(exc.message,
+                             f"forces.{fblk.names[exc.element]}.{exc.path}") from None
+        except ModelError as exc:  # (of the block: keyed by its element when it has one)
+            if len(fblk.names) != 1 or exc.path.startswith("forces."):
+                raise
+            raise ModelError(exc.message, f"forces.{fblk.names[0]}.{exc.path}") from None
         if fblk.has_point_masses:
             # a type that can carry point masses, whose elements here carry none (a
             # spring without mass): nothing to couple

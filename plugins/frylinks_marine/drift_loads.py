@@ -54,6 +54,9 @@ Array = np.ndarray
 #: Ranks left out of a factorised pair matrix add up to at most this fraction of the
 #: sum of its singular values.
 RANK_TOLERANCE = 1e-6
+#: What each kind of table holds, for messages.
+KINDS = {"mean_drift": "mean drift", "difference": "difference-frequency QTF",
+         "sum": "sum-frequency QTF"}
 #: Samples of a pair record computed together (one block of matrix products).
 BLOCK = 2048
 
@@ -66,8 +69,11 @@ def _covered(table: DriftTable, omega: Array, heading: Array, where: str) -> Non
     lo, hi = float(table.omega[0]), float(table.omega[-1])
     slack = 1e-9 * hi
     if omega.size and (omega.min() < lo - slack or omega.max() > hi + slack):
+        given = np.flatnonzero(~np.isnan(table.values).all(
+            axis=tuple(range(table.values.ndim - 1))))
+        dofs = ", ".join(_dof_name(d) for d in given)
         raise ModelError(
-            f"{where}: the {table.kind} data cover {lo:.4g} to {hi:.4g} rad/s "
+            f"{where}: the {KINDS[table.kind]} data ({dofs}) cover {lo:.4g} to {hi:.4g} rad/s "
             f"({2 * math.pi / hi:.3g} to {2 * math.pi / lo:.3g} s); the sea's components "
             f"span {omega.min():.4g} to {omega.max():.4g} rad/s; accepted: a sea within "
             "the data (an irregular sea's omega_range), or data reaching further",
@@ -82,7 +88,7 @@ def _heading_rows(table: DriftTable, heading: Array, where: str) -> list[list[tu
         off = np.abs(np.mod(heading - table.headings[0] + math.pi, 2 * math.pi) - math.pi)
         if off.size and off.max() > math.radians(1.0):
             warnings.warn(
-                f"{where}: the {table.kind} data have one heading "
+                f"{where}: the {KINDS[table.kind]} data have one heading "
                 f"({math.degrees(table.headings[0]):g} deg); it serves every component, "
                 f"up to {math.degrees(off.max()):.3g} deg away from it", UserWarning,
                 stacklevel=4)
@@ -91,43 +97,46 @@ def _heading_rows(table: DriftTable, heading: Array, where: str) -> list[list[tu
             for b in heading]
 
 
+def _dof_name(d: int) -> str:
+    return DOF_NAMES[d % 6] + (f" of body {d // 6 + 1}" if d >= 6 else "")
+
+
 def _used_dofs(table: DriftTable, where: str) -> Array:
     """Indices of the DOFs the table gives (the others, all NaN, get no load)."""
     gaps = np.isnan(table.values)
     given = ~gaps.all(axis=tuple(range(gaps.ndim - 1)))
     partial = given & gaps.any(axis=tuple(range(gaps.ndim - 1)))
     if partial.any():
-        d = int(np.argmax(partial))
-        name = DOF_NAMES[d % 6] + (f" of body {d // 6 + 1}" if d >= 6 else "")
-        raise ModelError(f"{where}: the {table.kind} data of {name} have gaps (NaN) within "
+        name = _dof_name(int(np.argmax(partial)))
+        raise ModelError(f"{where}: the {KINDS[table.kind]} data of {name} have gaps (NaN) within "
                          f"{table.omega[0]:.4g} to {table.omega[-1]:.4g} rad/s; accepted: "
                          "data given at every frequency (and heading) of the table",
                          "hydrodynamics")
     return np.flatnonzero(given)
 
 
-def mean_drift_at(table: DriftTable, omega: Array, heading: Array, where: str) -> Array:
+def mean_drift_at(table: DriftTable, omega: Array, heading: Array, where: str,
+                  slope: bool = False) -> Array:
     """``D(w_c, b_c)`` ``(nc, n)`` of a mean drift table (real part), linear in frequency
-    and heading; DOFs without data are zero."""
+    and heading; DOFs without data are zero. With ``slope``, its derivative ``dD/dw``
+    instead: that of the linear interpolant (its interval's slope), the exact derivative
+    of the ``D`` used."""
     _covered(table, omega, heading, where)
     dofs = _used_dofs(table, where)
     values = np.nan_to_num(table.values.real)
     i0, i1, s, _ = linear_weights(omega, table.omega)
+    width = table.omega[i1] - table.omega[i0]
     out = np.zeros((omega.size, values.shape[-1]))
     for c, rows in enumerate(_heading_rows(table, heading, where)):
         for h, weight in rows:
-            out[c] += weight * ((1.0 - s[c]) * values[i0[c], h] + s[c] * values[i1[c], h])
+            if slope:
+                out[c] += weight * (values[i1[c], h] - values[i0[c], h]) / width[c]
+            else:
+                out[c] += weight * ((1.0 - s[c]) * values[i0[c], h] + s[c] * values[i1[c], h])
     keep = np.zeros(values.shape[-1], dtype=bool)
     keep[dofs] = True
     out[:, ~keep] = 0.0
     return out
-
-
-def drift_slope_at(table: DriftTable, omega: Array, heading: Array, where: str) -> Array:
-    """``dD/dw`` ``(nc, n)`` at the components (centred differences on the table)."""
-    slope = np.gradient(np.nan_to_num(table.values.real), table.omega, axis=0)
-    return mean_drift_at(DriftTable(table.omega, table.headings, slope, table.kind,
-                                    table.source), omega, heading, where)
 
 
 def qtf_at(table: DriftTable, omega: Array, heading: Array, where: str) -> Array:

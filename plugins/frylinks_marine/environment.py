@@ -82,6 +82,9 @@ WAVES: dict[str, dict[str, Param]] = {
         "gamma": Param("float", "1", "JONSWAP peak enhancement", default=3.3, minimum=1.0),
         "nb_frequencies": Param("any", "1", "number of wave components (whole number)",
                                 default=200),
+        "omega_range": Param("any", "rad s-1", "[w_min, w_max] of the components (default: "
+                             "the range holding 99.5 % of m0; a table's own range)",
+                             default=None),
         "frequencies": Param("choice", "", "frequency discretisation: random (one random "
                              "frequency in each equal bin), equal (bin centres) or "
                              "equal_energy (bins of equal m0)", default="random",
@@ -226,7 +229,8 @@ def _system(params: Mapping[str, Any], given: Mapping[str, Any], path: str) -> W
                           heading=math.radians(params["heading_deg"]),
                           spreading=Spreading.from_mapping(params["spreading"]),
                           nb_frequencies=params["nb_frequencies"],
-                          frequencies=params["frequencies"])
+                          frequencies=params["frequencies"],
+                          omega_range=params.get("omega_range"))
     except ModelError as exc:
         raise exc.under(path) from None
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from frylinks.errors import ModelError
+from frylinks.errors import ElementError, ModelError
 from frylinks.forces import ForceContext, ForceKernels, Output
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param, shown
@@ -30,7 +30,6 @@ from .datasets import in_environment, load_database
 from .drift_loads import (
     PairSum,
     drift_damping,
-    drift_slope_at,
     factorised,
     mean_drift_at,
     newman_qtf,
@@ -116,7 +115,8 @@ def _check(db: HydroDatabase, params: Mapping[str, Any]) -> None:
         raise ModelError(f"{db.label} holds no difference-frequency QTF (second-order data: "
                          f"{listed}); accepted: method newman or mean, or data with a QTF "
                          "(WAMIT .12d)", "method")
-    if _mean_table(db, params.get("mean_drift")) is None and method != "qtf":
+    if _mean_table(db, params.get("mean_drift")) is None and (
+            method != "qtf" or params.get("mean_drift") is not None):
         which = params.get("mean_drift") or "any"
         raise ModelError(f"{db.label} holds no mean drift coefficients ({which}; its "
                          f"second-order data: {listed}); accepted: a dataset with them "
@@ -195,58 +195,71 @@ class WaveDrift(DatasetForce):
         for i, data in enumerate(self._dbs):
             if nc == 0:
                 break
-            db = in_environment(data, ctx)
-            p = self._params[i]
-            _check(db, p)
-            where = db.label or "the dataset"
-            heading = np.asarray(waves.heading, dtype=float) * np.ones(nc)
-            centre = np.zeros(2) if db.center_of_mass is None else db.center_of_mass[:2]
-            offset = frames[0].p[i, :2] - centre
-            k = np.asarray(waves.k, dtype=float)
-            shift = np.exp(1j * k * (np.cos(heading) * offset[0] + np.sin(heading) * offset[1]))
-            a = np.asarray(waves.amplitude) * np.exp(1j * np.asarray(waves.phase)) * shift
-            cols = slice(6 * i, 6 * i + 6)
-            method = _method(db, p)
-            so = db.second_order
-            assert so is not None  # (_check)
-            if method == "qtf":
-                assert so.qtf_difference is not None
-                T = qtf_at(so.qtf_difference, omega, heading, where)
-                # the diagonal (each component's mean drift) interpolated along the
-                # table's diagonal, as the mean drift coefficients are, not bilinearly
-                # from the entries beside it
-                D = mean_drift_at(diagonal(so.qtf_difference), omega, heading, where)
-                T[np.arange(nc), np.arange(nc)] = D
-                slow[:, :, cols] = pair_matrices(a, T, True)
-                self.mean[cols] = np.abs(a) ** 2 @ D
-            else:
-                table = _mean_table(db, p.get("mean_drift"))
-                assert table is not None
-                D = mean_drift_at(table, omega, heading, where)
-                self.mean[cols] = np.abs(a) ** 2 @ D
-                if method == "newman":
-                    slow[:, :, cols] = pair_matrices(a, newman_qtf(D).astype(complex), True)
-            if p.get("sum_frequency"):
-                assert so.qtf_sum is not None
-                fast[:, :, cols] = pair_matrices(a, qtf_at(so.qtf_sum, omega, heading, where),
-                                                 False)
-                any_fast = True
-            if p.get("drift_damping"):
-                table = _mean_table(db, p.get("mean_drift"))
-                assert table is not None
-                D = mean_drift_at(table, omega, heading, where)
-                slope = drift_slope_at(table, omega, heading, where)
-                self.damping[cols] = drift_damping(a, omega, heading, D, slope, g)
-            off = 6 * i + np.flatnonzero(~_dof_mask(p.get("dofs")))
-            slow[:, :, off] = 0.0
-            fast[:, :, off] = 0.0
-            self.mean[off] = 0.0
-            self.damping[off] = 0.0
+            try:
+                self._element(i, data, ctx, waves, frames[0].p[i, :2], g, slow, fast)
+            except ElementError:
+                raise
+            except ModelError as exc:
+                raise ElementError(exc.message, exc.path, i) from None
+            any_fast = any_fast or bool(self._params[i].get("sum_frequency"))
         self.slow = factorised(slow, omega, True)
         self.fast = factorised(fast, omega, False) if any_fast else \
             factorised(np.zeros((0, 0, 0)), np.zeros(0), False)
         self.slow_record = self.slow.record(ctx.span, m)
         self.fast_record = self.fast.record(ctx.span, m)
+
+    def _element(self, i: int, data: HydroDatabase, ctx: ForceContext, waves: Any,
+                 place: Array, g: float, slow: Array, fast: Array) -> None:
+        """Element ``i``'s mean drift and damping (its body's initial horizontal place
+        ``place``), and its pair matrices into the columns of ``slow`` and ``fast``."""
+        omega = np.asarray(waves.omega, dtype=float)
+        nc = omega.size
+        db = in_environment(data, ctx)
+        p = self._params[i]
+        _check(db, p)
+        where = db.label or "the dataset"
+        heading = np.asarray(waves.heading, dtype=float) * np.ones(nc)
+        centre = np.zeros(2) if db.center_of_mass is None else db.center_of_mass[:2]
+        offset = place - centre
+        k = np.asarray(waves.k, dtype=float)
+        shift = np.exp(1j * k * (np.cos(heading) * offset[0] + np.sin(heading) * offset[1]))
+        a = np.asarray(waves.amplitude) * np.exp(1j * np.asarray(waves.phase)) * shift
+        cols = slice(6 * i, 6 * i + 6)
+        method = _method(db, p)
+        so = db.second_order
+        assert so is not None  # (_check)
+        if method == "qtf":
+            assert so.qtf_difference is not None
+            T = qtf_at(so.qtf_difference, omega, heading, where)
+            # the diagonal (each component's mean drift) interpolated along the
+            # table's diagonal, as the mean drift coefficients are, not bilinearly
+            # from the entries beside it
+            D = mean_drift_at(diagonal(so.qtf_difference), omega, heading, where)
+            T[np.arange(nc), np.arange(nc)] = D
+            slow[:, :, cols] = pair_matrices(a, T, True)
+            self.mean[cols] = np.abs(a) ** 2 @ D
+        else:
+            table = _mean_table(db, p.get("mean_drift"))
+            assert table is not None
+            D = mean_drift_at(table, omega, heading, where)
+            self.mean[cols] = np.abs(a) ** 2 @ D
+            if method == "newman":
+                slow[:, :, cols] = pair_matrices(a, newman_qtf(D).astype(complex), True)
+        if p.get("sum_frequency"):
+            assert so.qtf_sum is not None
+            fast[:, :, cols] = pair_matrices(a, qtf_at(so.qtf_sum, omega, heading, where),
+                                             False)
+        if p.get("drift_damping"):
+            table = _mean_table(db, p.get("mean_drift"))
+            assert table is not None
+            D = mean_drift_at(table, omega, heading, where)
+            slope = mean_drift_at(table, omega, heading, where, slope=True)
+            self.damping[cols] = drift_damping(a, omega, heading, D, slope, g)
+        off = 6 * i + np.flatnonzero(~_dof_mask(p.get("dofs")))
+        slow[:, :, off] = 0.0
+        fast[:, :, off] = 0.0
+        self.mean[off] = 0.0
+        self.damping[off] = 0.0
 
     @property
     def ranks(self) -> tuple[int, int]:

@@ -99,6 +99,50 @@ def test_bichromatic_slow_drift_is_the_double_sum_of_the_qtf(span: tuple | None)
     assert np.abs(exact[MAIN]).min() > 0.0
 
 
+@pytest.mark.parametrize("span", [None, (0.0, 100.0)], ids=["summed", "record"])
+def test_bichromatic_sum_frequency_load_is_the_double_sum_of_the_qtf(span: tuple | None
+                                                                    ) -> None:
+    """``Re sum_ij a_i a_j T+(w_i, w_j) exp(-i (w_i + w_j) t)`` over all four pairs."""
+    periods, amplitude, phase = np.array([7.0, 11.0]), np.array([1.0, 2.0]), [0.0, 120.0]
+    env = _environment({"type": "components", "amplitude": amplitude.tolist(),
+                        "period": periods.tolist(), "phase_deg": phase})
+    force = _prepared(env, span, method="mean", sum_frequency=True)
+    w = 2 * np.pi / periods
+    a = amplitude * np.exp(1j * np.radians(phase))
+    table = load_database(OC4).at_density(RHO).second_order.qtf_sum
+    T = qtf_at(table, w, np.zeros(2), "OC4")
+    bound = np.abs(pair_matrices(a, T, False)).sum(axis=(0, 1))
+    for t in np.linspace(0.0, 95.0, 77):
+        _, slow, fast, _ = _parts(force, t)
+        u = a * np.exp(-1j * w * t)
+        exact = np.einsum("ij,ijd->d", np.outer(u, u), T).real
+        tol = 1e-12 * np.abs(exact).max() if span is None else 1e-6 * bound
+        assert np.all(np.abs(fast - exact) <= tol), (t, fast - exact, tol)
+        assert not slow.any()  # method mean: no slow drift
+    assert np.abs(exact[MAIN]).min() > 0.0
+
+
+def test_drift_damping_is_the_first_order_change_of_aranhas_drift() -> None:
+    """Aranha: at the slow surge velocity ``v`` a regular wave's drift is ``(1 - 4 w v /
+    g) D(w - k v)`` (deep water, head seas); the damping force ``-B v`` is its first-order
+    change, checked against a centred difference of the formula over ``v = +-1 mm/s``
+    (the table's ``D`` interpolated linearly, so the slope is that of its interval)."""
+    height, period = 3.0, 9.3
+    env = _environment({"type": "regular", "height": height, "period": period})
+    env.depth = math.inf
+    force = _prepared(env, None, method="newman", drift_damping=True, mean_drift="qtf")
+    w = 2 * math.pi / period
+    D = diagonal(_qtf())
+    drift = lambda v: (1 - 4 * w * v / G) * np.interp(  # noqa: E731
+        w - w * w / G * v, D.omega, D.values[:, 0, 0].real) * (height / 2) ** 2
+    v = 1e-3
+    expected = (drift(v) - drift(-v)) / 2  # the change at +v: -B v
+    out = tuple(np.zeros(6) for _ in range(4))
+    wave_drift_parts(force.kernel_data(), 0.0, np.array([[v, 0.0, 0.0]]), False, *out)
+    assert out[3][0] == pytest.approx(expected, rel=1e-3)
+    assert out[3][0] < 0.0  # it resists the drift
+
+
 def test_newman_equals_the_full_qtf_where_the_qtf_is_newman_like() -> None:
     """A QTF built as ``(D_i + D_j) / 2`` from the OC4 diagonal: the pair matrices and
     their factorised sums of ``qtf`` and ``newman`` agree to round-off (bilinear

@@ -1,0 +1,85 @@
+"""``wave_drift`` from case files: its outputs, and bad input told by file, key and what
+is accepted (the physics: tests/validation/test_wave_drift.py)."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import frylinks
+from frylinks.errors import CaseError
+
+ROOT = Path(__file__).resolve().parents[1]
+OC4 = ROOT / "plugins" / "frylinks_marine" / "data" / "wamit" / "marin_semi.1.gz"
+SPHERE = ROOT / "plugins" / "frylinks_marine" / "data" / "sphere_capytaine.nc"
+
+CASE = """\
+frylinks: 1
+name: drift
+gravity: [0, 0, -9.80665]
+environment:
+  water_density: 1025
+  depth: 200
+  waves: {waves}
+ground:
+  nodes: {{hold: {{position: [0, 0, -13.46]}}}}
+bodies:
+  platform: {{mass: 1.3473e7, inertia: [6.8e9, 6.8e9, 1.2e10], position: [0, 0, -13.46]}}
+links:
+  held: {{type: fixed, master: ground.hold, slave: platform}}
+forces:
+  drift: {{type: wave_drift, body: platform, hydrodynamics: {data}{extra}}}
+solver: {{t_end: 4, dt: 0.1}}
+"""
+SEA = "{type: irregular, hs: 4, tp: 10, nb_frequencies: 30, seed: 1}"
+
+
+def _case(tmp_path: Path, waves: str = SEA, extra: str = "", data: Path = OC4) -> Path:
+    path = tmp_path / "drift.yaml"
+    path.write_text(CASE.format(waves=waves, data=data, extra=extra))
+    return path
+
+
+def test_a_case_writes_the_parts_and_their_sum_is_the_force(tmp_path: Path) -> None:
+    ds = frylinks.run(_case(tmp_path, extra=", sum_frequency: true, drift_damping: true"))
+    parts = sum(ds[f"wave_drift_{p}_force"].sel(wave_drift_element="drift").values
+                for p in ("mean", "slow", "sum", "damping"))
+    force = ds.force_force.sel(force="drift").values
+    torque = ds.force_torque.sel(force="drift").values
+    np.testing.assert_allclose(parts[:, :3], force, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(parts[:, 3:], torque, rtol=1e-12, atol=1e-9)
+    assert np.abs(ds.wave_drift_slow_force.values).max() > 0.0
+    assert np.abs(ds.wave_drift_sum_force.values).max() > 0.0
+    assert ds.wave_drift_mean_force.attrs["units"] == "1"  # N and N m: per-DOF units
+
+
+@pytest.mark.parametrize("waves, extra, data, path, words", [
+    ("{type: irregular, hs: 4, tp: 25, nb_frequencies: 30}", "", OC4,
+     "forces.drift.hydrodynamics", "cover 0.25 to 3 rad/s"),
+    (SEA, ", method: qtf", SPHERE, "forces.drift.method", "no difference-frequency QTF"),
+    (SEA, ", mean_drift: momentum", OC4, "forces.drift.mean_drift", "no mean drift"),
+    (SEA, ", dofs: [surge, drift]", OC4, "forces.drift.dofs", "list of DOFs among surge"),
+    (SEA, ", sum_frequency: yes please", OC4, "forces.drift.sum_frequency", "true or false"),
+    (SEA, ", method: slow", OC4, "forces.drift.method", "qtf"),
+])
+def test_bad_input_names_file_key_and_what_is_accepted(tmp_path: Path, waves: str, extra: str,
+                                                      data: Path, path: str,
+                                                      words: str) -> None:
+    with pytest.raises(CaseError) as err:
+        frylinks.run(_case(tmp_path, waves, extra, data))
+    text = str(err.value)
+    assert "drift.yaml" in text and path in text and words in text, text
+
+
+def test_a_spread_sea_on_a_one_heading_qtf_says_so(tmp_path: Path) -> None:
+    sea = ("{type: irregular, hs: 4, tp: 10, nb_frequencies: 30, seed: 1, "
+           "spreading: {type: cos2s, s: 10}}")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ds = frylinks.run(_case(tmp_path, sea))
+    said = [str(w.message) for w in caught if "one heading" in str(w.message)]
+    assert said and "serves every component" in said[0]
+    assert ds.attrs["status"] == "completed"
