@@ -317,3 +317,20 @@ def test_bad_sea_in_a_case_names_file_key_and_line(tmp_path: Path) -> None:
     assert "spread.yaml" in text and "line" in text
     assert "environment.waves.systems[1].spreading.sigma_deg" in text
     assert "> 0 and <= 90" in text
+
+
+def test_a_spread_sea_beyond_the_excitation_datas_headings_names_both(tmp_path: Path) -> None:
+    text = (ROOT / "cases" / "point_absorber.yaml").read_text()
+    start = text.index("  waves: {type: irregular")
+    end = text.index("ramp: 20.0}", start) + len("ramp: 20.0}")
+    sea = ("  waves: {type: irregular, hs: 2.0, tp: 8.0, nb_frequencies: 20, seed: 1, "
+           "spreading: {type: cos2s, s: 4}}")
+    path = tmp_path / "spread.yaml"
+    path.write_text(text[:start] + sea + text[end:])
+    data = ROOT / "plugins" / "frylinks_marine" / "data"
+    path.write_text(path.read_text().replace("../plugins/frylinks_marine/data", str(data)))
+    with pytest.raises(CaseError) as err:
+        frylinks.run(path, t_end=0.5)
+    text = str(err.value)
+    assert "forces.excitation.hydrodynamics" in text and "headings are 0, 90 deg" in text
+    assert "environment.waves" in text and "spreading" in text

@@ -157,7 +157,18 @@ class WaveExcitation(DatasetForce):
             X = np.zeros((nc, 6), dtype=complex)
             for b in np.unique(heading):
                 pick = heading == b
-                X[pick] = db.excitation_at(self.omega[pick], float(b))
+                try:
+                    X[pick] = db.excitation_at(self.omega[pick], float(b))
+                except ModelError:  # (a spread sea's heading beyond the data's)
+                    shown_h = np.degrees(np.angle(np.exp(1j * heading)))
+                    listed = ", ".join(f"{h:g}" for h in np.degrees(db.headings))
+                    raise ElementError(
+                        f"{db.label}: the data's headings are {listed} deg; the sea's "
+                        f"components travel towards {shown_h.min():.4g} to "
+                        f"{shown_h.max():.4g} deg (environment.waves: its headings and "
+                        "spreading), beyond their span; accepted: data whose headings "
+                        "cover the sea's, or a sea within them",
+                        "hydrodynamics", i) from None
             centre = np.zeros(2) if db.center_of_mass is None else db.center_of_mass[:2]
             offset = frames[0].p[i, :2] - centre
             shift = np.exp(1j * k * (direction @ offset))
