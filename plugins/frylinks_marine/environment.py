@@ -47,7 +47,7 @@ from frylinks.settings import SettingType
 
 from .sea_states import FREQUENCIES, WaveSystem, irregular_sea
 from .spectrum_tables import SpectrumTable
-from .spreading import Spreading
+from .spreading import Spreading, typed_mapping
 from .wave_kernels import RAMP_SHAPES
 from .waves import SPECTRA, WaveField
 
@@ -167,13 +167,7 @@ def _depth(value: Any) -> float:
 def _waves(value: Any) -> tuple[str, dict[str, Any]]:
     if value is None:
         return "still", {}
-    if not isinstance(value, Mapping):
-        raise ModelError(f"expected a mapping {{type: {' | '.join(WAVES)}, ...}}, got "
-                         f"{shown(value)}", "waves")
-    kind = value.get("type")
-    if kind not in WAVES:
-        raise ModelError(f"unknown kind of waves {shown(kind)}; accepted: "
-                         f"{', '.join(WAVES)}", "waves.type")
+    kind = typed_mapping(value, WAVES, "waves", "kind of waves")
     given = {k: v for k, v in value.items() if k != "type"}
     params = parse_params(WAVES[kind], given, "waves")
     if kind in ("irregular", "systems"):

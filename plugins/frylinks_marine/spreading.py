@@ -104,13 +104,7 @@ class Spreading:
         """
         if value is None:
             return None
-        if not isinstance(value, Mapping):
-            raise ModelError(f"expected a mapping {{type: {' | '.join(SPREADINGS)}, ...}}, got "
-                             f"{reprlib.repr(value)}", "spreading")
-        kind = value.get("type")
-        if kind not in PARAMETERS:
-            raise ModelError(f"unknown spreading {reprlib.repr(kind)}; accepted: "
-                             f"{', '.join(SPREADINGS)}", "spreading.type")
+        kind = typed_mapping(value, SPREADINGS, "spreading", "spreading")
         name = PARAMETERS[kind][0]
         for key in value:
             if key not in ("type", name):
@@ -209,3 +203,18 @@ class Spreading:
 
 
 __all__ = ["SPREADINGS", "Spreading"]
+
+
+def typed_mapping(value: Any, kinds: Any, path: str, what: str) -> str:
+    """The ``type`` of a case file's mapping ``{type: <kind>, ...}`` at ``path``, one of
+    ``kinds`` (a ModelError otherwise, ``what`` naming the thing in the message)."""
+    listed = " | ".join(kinds)
+    if not isinstance(value, Mapping):
+        raise ModelError(f"expected a mapping {{type: {listed}, ...}}, got "
+                         f"{reprlib.repr(value)}", path)
+    kind = value.get("type")
+    if kind not in kinds:
+        raise ModelError(f"unknown {what} {reprlib.repr(kind)}; accepted: "
+                         f"{', '.join(kinds)}", f"{path}.type")
+    return str(kind)
+
