@@ -21,7 +21,7 @@ the largest part of the difference to the WAMIT run that the validation test mea
 (about 5 % of the heave added mass, which a 1.6 m cylinder's rho pi r^2 per metre over
 their ~400 m accounts for).
 
-Run it from anywhere (about five minutes on one core)::
+Run it from anywhere (about eighteen minutes on one core)::
 
     python plugins/frylinks_marine/data/make_oc4_capytaine.py
 
@@ -35,11 +35,18 @@ Choices, and why:
   where WAMIT's coefficients are: the two codes compare without moving either. The
   dataset records it and the centre of mass (0, 0, -13.46) m, so frylinks' reader moves
   the coefficients to the COG unless told another point.
-- 40 frequencies: every 0.05 rad/s from 0.05 to 1.6 rad/s (the wave-frequency band and
-  the radiation damping's peaks), then 1.8, 2.0, 2.25, 2.5, 2.75, 3.0, 3.5, 4.0 rad/s for
-  the damping's tail the impulse response needs; and omega = inf (the exact A_inf).
+- 91 frequencies: every 0.05 rad/s from 0.05 to 0.9 rad/s, every 0.025 rad/s to
+  1.7 rad/s (and 0.0125 between 1.275 and 1.35), every 0.05 rad/s to 3 rad/s, every
+  0.1 rad/s to 4 rad/s (and 3.25, 3.75); and omega = inf (the exact A_inf). Above
+  0.9 rad/s the damping has the sharp humps and notches of the waves between the
+  columns (the surge damping rises from a quarter of its peak to its peak between 0.95
+  and 1.1 rad/s, the heave damping falls by half between 1.3 and 1.35): with 0.05 rad/s
+  steps there, and coarser ones above 1.6 rad/s, frylinks' grid check
+  (``frequency_grid_problems``) found midpoint interpolation errors of 2 to 15 % of the
+  peak damping; with these steps its check passes. The tail to 4 rad/s (surge damping
+  3 %, pitch about the COG 5 % of the peak there) is what the impulse response needs.
   Above about 3 rad/s (wavelength 7 m) the panels of the upper columns (1.2 m around)
-  resolve the waves coarsely; the damping there is a few % of its peak.
+  resolve the waves coarsely.
 - Headings 0, 30, 60, 90, 180 degrees (the extra diffraction problems share each
   frequency's factorised matrix, so they cost little): the platform has a 120-degree
   symmetry, and 0-60 degrees with the xOz reflection covers it.
@@ -67,8 +74,13 @@ G = 9.80665  # m/s^2
 DEPTH = 200.0  # m
 COG = (0.0, 0.0, -13.46)  # m, the platform's centre of mass (definition report)
 ROTATION_CENTER = (0.0, 0.0, 0.0)  # m, WAMIT's reference point
-OMEGA = np.round(np.concatenate([np.arange(1, 33) * 0.05,
-                                 [1.8, 2.0, 2.25, 2.5, 2.75, 3.0, 3.5, 4.0]]), 10)
+OMEGA = np.round(np.concatenate([np.arange(1, 19) * 0.05,          # 0.05 ... 0.9
+                                 0.9 + np.arange(1, 33) * 0.025,   # 0.925 ... 1.7
+                                 [1.2875, 1.3125, 1.3375],         # heave's sharp drop
+                                 1.7 + np.arange(1, 27) * 0.05,    # 1.75 ... 3.0
+                                 3.0 + np.arange(1, 11) * 0.1,     # 3.1 ... 4.0
+                                 [3.25, 3.75]]), 10)  # rad/s
+OMEGA = np.unique(OMEGA)
 HEADINGS_DEG = [0.0, 30.0, 60.0, 90.0, 180.0]  # direction the waves travel towards
 
 MAIN_RADIUS = 3.25  # m
