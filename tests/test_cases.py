@@ -633,9 +633,10 @@ def moored_buoy_dynamic(ds: xr.Dataset, system: System) -> None:
         assert abs(tension / float(sol.tension[0]) - 1) < 0.01, (k, tension, sol.tension)
 
 
-#: The Capytaine OC4 dataset's A_inf is symmetric to 3e-4 (relative; Capytaine's own
-#: numerical asymmetry), which the radiation type reports before symmetrising it.
-OC4_DATA = (".*infinite-frequency added mass is not symmetric",)
+#: What the radiation type reports of the Capytaine OC4 dataset (its README's known
+#: defects): A_inf symmetric to 3e-4 only (Capytaine's numerical asymmetry), and the
+#: roll and pitch damping's wiggle near 2.05 rad/s (a 2.2 % midpoint error, above 2 %).
+OC4_DATA = (".*infinite-frequency added mass is not symmetric", ".*changes too fast")
 
 
 @check("oc4_semi", t_end=3.0, warns=OC4_DATA)
