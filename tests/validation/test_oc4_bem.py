@@ -143,7 +143,7 @@ def natural_periods(db: HydroDatabase, mass: np.ndarray, stiffness: np.ndarray
             if abs(new - omega) < 1e-9:
                 break
             omega = new
-        out[name] = 2 * np.pi / omega
+        out[name] = float(2 * np.pi / omega)
     return out
 
 
@@ -200,7 +200,7 @@ def test_infinite_frequency_added_mass_agrees_with_wamit(capytaine: HydroDatabas
     +0.002 %, heave -5.4 %, pitch -2.6 %, surge-pitch -0.7 %."""
     assert capytaine.added_mass_inf_source == "dataset"
     assert wamit.added_mass_inf_source == "dataset"
-    measured = {label: capytaine.added_mass_inf[i, j] / wamit.added_mass_inf[i, j] - 1
+    measured = {label: float(capytaine.added_mass_inf[i, j] / wamit.added_mass_inf[i, j]) - 1
                 for label, (i, j) in ENTRIES.items()}
     record_property("relative_difference", measured)
     limits = {"surge": 0.001, "heave": 0.065, "pitch": 0.035, "surge-pitch": 0.015}
@@ -215,7 +215,7 @@ def test_mooring_stiffness_is_the_definitions(record_property) -> None:
     -0.68 % (relative); the lines' total vertical pull, 1.887 MN, is the
     buoyancy left over by the whole turbine's weight, rho g V - m g = 1.885 MN."""
     k = mooring_stiffness()
-    measured = {name: k[i, i] / REPORT_MOORING[name] - 1
+    measured = {name: float(k[i, i] / REPORT_MOORING[name]) - 1
                 for name, i in (("surge", 0), ("heave", 2), ("pitch", 4))}
     record_property("relative_difference", measured)
     for name, value in measured.items():
