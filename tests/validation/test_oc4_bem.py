@@ -3,11 +3,13 @@ the OC4 DeepCwind semi-submersible (``plugins/frylinks_marine/data/oc4_semi_capy
 made by ``make_oc4_capytaine.py`` from the published geometry) against WAMIT's
 (``wamit/marin_semi.1.gz``, OpenFAST's), each read through frylinks' own reader; and the
 natural periods of the full OC4 system (platform, tower, rotor-nacelle assembly and the
-three catenary lines) from those coefficients against the OC4 definition's.
+three catenary lines) from those coefficients against OC4 Phase II's.
 
 The two models differ on purpose: the Capytaine mesh has the columns only, WAMIT's also
-the pontoons and braces (1.6 m diameter, ~360 m^3 of the 13917 m^3). That, more than
-the panel resolution, sets the agreement measured here (numbers in each test).
+the pontoons and braces (1.6 m diameter, ~360 m^3 of the 13917 m^3 under water). That,
+not the panel resolution, sets the agreement measured here (numbers in each test): a
+Capytaine mesh of 2.2 times the panels moved the added mass by 0.1 % in heave and pitch
+and 1 % in surge (see ``make_oc4_capytaine.py``).
 """
 
 from __future__ import annotations
@@ -164,10 +166,9 @@ def test_added_mass_agrees_with_wamit(capytaine: HydroDatabase, wamit: HydroData
                                       record_property) -> None:
     """Added mass, relative L2 difference over Capytaine's frequencies up to 3 rad/s.
 
-    Measured: surge 1.6 %, heave 5.4 %, pitch 2.5 %, surge-pitch 1.6 %. Heave is
-    the pontoons' (WAMIT has them, rho pi r^2 over ~400 m of 1.6 m members: ~5 % of the
-    heave added mass), pitch partly so; surge and the coupling are the two codes' own
-    difference.
+    Measured: surge 1.6 %, heave 5.4 %, pitch 2.5 %, surge-pitch 1.6 %. Heave and
+    pitch are the pontoons and braces WAMIT has (the Capytaine mesh is converged to
+    0.1 % there); surge and the coupling are within the mesh's 1 %.
     """
     measured = comparison(capytaine, wamit, "added_mass")
     record_property("relative_l2", measured)
@@ -197,13 +198,14 @@ def test_infinite_frequency_added_mass_agrees_with_wamit(capytaine: HydroDatabas
                                                          wamit: HydroDatabase,
                                                          record_property) -> None:
     """Both codes solve omega = inf directly. Measured (Capytaine / WAMIT - 1): surge
-    +0.002 %, heave -5.4 %, pitch -2.6 %, surge-pitch -0.7 %."""
+    +0.002 %, heave -5.4 %, pitch -2.6 %, surge-pitch -0.7 %. The surge match is partly
+    luck: the finer mesh gives -1.35 %, hence its 2 % limit."""
     assert capytaine.added_mass_inf_source == "dataset"
     assert wamit.added_mass_inf_source == "dataset"
     measured = {label: float(capytaine.added_mass_inf[i, j] / wamit.added_mass_inf[i, j]) - 1
                 for label, (i, j) in ENTRIES.items()}
     record_property("relative_difference", measured)
-    limits = {"surge": 0.001, "heave": 0.065, "pitch": 0.035, "surge-pitch": 0.015}
+    limits = {"surge": 0.02, "heave": 0.065, "pitch": 0.035, "surge-pitch": 0.015}
     for label, limit in limits.items():
         assert abs(measured[label]) < limit, (label, measured[label])
 
