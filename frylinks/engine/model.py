@@ -305,12 +305,12 @@ def _prepare_forces(model: Model, span: tuple[float, float] | None) -> None:
         body = fblk.attachments[0].body
         if fblk.added is not None:
             if np.any(body == nb):
-                raise ModelError(f"force type '{fblk.kind.name}' adds mass to ground")
+                raise _on_ground(fblk, body == nb)
             np.add.at(added, body, fblk.added)
         fblk.coupled = fblk.kind.coupled_added_mass()
         if fblk.coupled is not None:
             if np.any(body == nb):
-                raise ModelError(f"force type '{fblk.kind.name}' adds mass to ground")
+                raise _on_ground(fblk, body == nb)
             n = len(body)
             couplings.append((body, np.asarray(fblk.coupled, dtype=float).reshape(6 * n,
                                                                                  6 * n)))
@@ -324,6 +324,15 @@ def _prepare_forces(model: Model, span: tuple[float, float] | None) -> None:
     if np.any(added[:nb]):
         model.added_mass = added[:nb]
     s.z = np.concatenate(z0) if z0 else np.zeros(0)
+
+
+def _on_ground(fblk: ForceBlock, grounded: Array) -> ModelError:
+    """The error of a force type adding mass whose element acts on ground, keyed by the
+    first such element's attachment (a case error then names its line)."""
+    element = fblk.names[int(np.flatnonzero(grounded)[0])]
+    key = fblk.kind.attachments[0] if fblk.kind.attachments else ""
+    return ModelError(f"force type '{fblk.kind.name}' adds mass, so its elements cannot "
+                      "act on ground", f"forces.{element}.{key}".rstrip("."))
 
 
 def _named(exc: ElementError, section: str, defs: Sequence[Any]) -> ModelError:
