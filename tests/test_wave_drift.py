@@ -83,3 +83,20 @@ def test_a_spread_sea_on_a_one_heading_qtf_says_so(tmp_path: Path) -> None:
     said = [str(w.message) for w in caught if "one heading" in str(w.message)]
     assert said and "serves every component" in said[0]
     assert ds.attrs["status"] == "completed"
+
+
+def test_hydrodynamics_cog_moves_a_wamit_runs_moments_to_the_cog(tmp_path: Path) -> None:
+    """WAMIT's coefficients are about the body origin (the OC4 semi's on the water line);
+    about a COG 13.46 m below it, a drift moment gains ``r x F`` with ``r = (0, 0,
+    13.46)`` from the COG to the origin: pitch ``+13.46 F_x``, roll ``-13.46 F_y``."""
+    sea = "{type: regular, height: 4, period: 9}"
+    runs = [frylinks.run(_case(tmp_path, sea, extra))
+            .wave_drift_mean_force.sel(wave_drift_element="drift").values[-1]
+            for extra in ("", ", hydrodynamics_cog: [0, 0, -13.46]")]
+    about_origin, about_cog = runs
+    np.testing.assert_allclose(about_cog[:3], about_origin[:3], rtol=1e-12)
+    np.testing.assert_allclose(about_cog[4], about_origin[4] + 13.46 * about_origin[0],
+                               rtol=1e-9)
+    np.testing.assert_allclose(about_cog[3], about_origin[3] - 13.46 * about_origin[1],
+                               rtol=1e-9, atol=1e-6 * abs(about_origin[4]))
+    assert abs(about_cog[4] - about_origin[4]) > 0.1 * abs(about_origin[4])

@@ -57,7 +57,14 @@ from frylinks.kinematics import NodeFrames
 from frylinks.params import Param, shown
 
 from .body_forces import BODY
-from .datasets import dataset_path, in_environment, load_bodies, load_database, water_density
+from .datasets import (
+    HYDRO_COG,
+    dataset_of,
+    dataset_path,
+    in_environment,
+    load_bodies,
+    water_density,
+)
 from .dofs import symmetric_added_mass
 from .force_records import ForceRecord, harmonic
 from .frequency_grid import frequency_grid_problems
@@ -96,11 +103,11 @@ class DatasetForce(ForceType):
 
     @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
-        load_database(params["hydrodynamics"], params.get("hydrodynamics_body"))
+        dataset_of(params)
 
     def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
         super().__init__(instances, signal_specs)
-        self._dbs = [load_database(p["hydrodynamics"], p.get("hydrodynamics_body"))
+        self._dbs = [dataset_of(p)
                      for p in instances]
 
 
@@ -108,12 +115,13 @@ class WaveExcitation(DatasetForce):
     """Linear wave excitation from a hydrodynamic dataset, in the environment's waves."""
 
     name = "wave_excitation"
-    parameters = {"body": BODY, "hydrodynamics": HYDRO, "hydrodynamics_body": HYDRO_BODY}
+    parameters = {"body": BODY, "hydrodynamics": HYDRO, "hydrodynamics_body": HYDRO_BODY,
+                  "hydrodynamics_cog": HYDRO_COG}
     description = "linear wave excitation force from a Capytaine, BEMIO or WAMIT dataset"
 
     @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
-        db = load_database(params["hydrodynamics"], params.get("hydrodynamics_body"))
+        db = dataset_of(params)
         try:
             db.require_excitation()  # a WAMIT run without its .3 file
         except ModelError as exc:
@@ -211,6 +219,7 @@ class Radiation(RadiationMemory, DatasetForce):
         "body": BODY,
         "hydrodynamics": HYDRO,
         "hydrodynamics_body": HYDRO_BODY,
+        "hydrodynamics_cog": HYDRO_COG,
         "fit_tolerance": Param("float", "1", "largest relative error of the state-space fit "
                                "of each impulse-response entry", default=0.02, positive=True),
         "state_space": Param("choice", "", "realisation of the memory: 'fit' (from the "
@@ -228,7 +237,7 @@ class Radiation(RadiationMemory, DatasetForce):
 
     @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
-        db = load_database(params["hydrodynamics"], params.get("hydrodynamics_body"))
+        db = dataset_of(params)
         # said here, once, when the force is added (a case read, frylinks check)
         symmetric_added_mass(db.added_mass_inf, _infinite(db), "hydrodynamics", stacklevel=3)
         for problem in frequency_grid_problems(db):
@@ -277,11 +286,17 @@ class Radiation(RadiationMemory, DatasetForce):
         if len(members) == 1:
             db = self._dbs[members[0]]
             return members, db.omega, db.added_mass, db.radiation_damping
-        mdb = load_bodies(instances[members[0]]["hydrodynamics"])
+        mdb = load_bodies(instances[members[0]]["hydrodynamics"], self._cogs(members, instances))
         dofs = np.concatenate([6 * mdb.bodies.index(str(self._dbs[i].body)) + np.arange(6)
                                for i in members])
         return (members, mdb.omega, mdb.added_mass[:, dofs][:, :, dofs],
                 mdb.radiation_damping[:, dofs][:, :, dofs])
+
+    def _cogs(self, members: list[int], instances: Sequence[Mapping[str, Any]]
+              ) -> dict[str, Any]:
+        """The ``hydrodynamics_cog`` of each interacting element's dataset body."""
+        return {str(self._dbs[i].body): instances[i].get("hydrodynamics_cog")
+                for i in members}
 
     def frequency_coefficients(self, omega: float) -> tuple[Array, Array] | None:
         """``A(omega)`` and ``B(omega)`` of the data (interacting bodies' cross terms
@@ -310,7 +325,7 @@ class Radiation(RadiationMemory, DatasetForce):
         """The state space of interacting elements over all their DOFs; their own and
         cross-body added masses are kept (``_a_inf``, ``_coupled``)."""
         first = instances[members[0]]
-        mdb = load_bodies(first["hydrodynamics"])
+        mdb = load_bodies(first["hydrodynamics"], self._cogs(members, instances))
         dofs = np.concatenate([6 * mdb.bodies.index(str(self._dbs[i].body)) + np.arange(6)
                                for i in members])
         bodies = [str(self._dbs[i].body) for i in members]

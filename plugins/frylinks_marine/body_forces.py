@@ -26,7 +26,7 @@ from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
 
 from . import dofs
-from .datasets import in_environment, load_database
+from .datasets import HYDRO_COG, dataset_of, in_environment
 from .dofs import MATRIX_DOC, displacement6, matvec6, put_wrench
 
 Array = np.ndarray
@@ -143,6 +143,7 @@ class LinearHydrostatics(ForceType):
                            + " (default: the dataset's, from 'hydrodynamics')", default=None),
         "hydrodynamics": HYDRO_FILE,
         "hydrodynamics_body": HYDRO_FILE_BODY,
+        "hydrodynamics_cog": HYDRO_COG,
         "equilibrium": Param("vector", "m", "COG position where buoyancy balances weight "
                              "(default: the initial position; orientation: the initial one)",
                              default=None),
@@ -160,7 +161,7 @@ class LinearHydrostatics(ForceType):
             raise ModelError("give a 'stiffness' or a dataset 'hydrodynamics' holding one",
                              "stiffness")
         else:
-            db = load_database(params["hydrodynamics"], params.get("hydrodynamics_body"))
+            db = dataset_of(params)
             if db.hydrostatic_stiffness is None:
                 raise ModelError(f"{db.label} has no hydrostatic stiffness; give "
                                  "'stiffness'", "hydrodynamics")
@@ -175,7 +176,7 @@ class LinearHydrostatics(ForceType):
                 mats.append(dofs.matrix6(p["stiffness"]))
                 self._dbs.append(None)
             else:
-                db = load_database(p["hydrodynamics"], p.get("hydrodynamics_body"))
+                db = dataset_of(p)
                 mats.append(np.asarray(db.hydrostatic_stiffness, dtype=float))
                 self._dbs.append(db)
         self.stiffness = np.array(mats).reshape(-1, 6, 6)

@@ -16,7 +16,7 @@ from typing import Any
 
 from frylinks.errors import ModelError
 from frylinks.forces import ForceContext
-from frylinks.params import as_path, shown
+from frylinks.params import Param, as_path, shown
 
 from .hydro_files import read_hydrodynamics, read_hydrodynamics_bodies
 from .hydrodb import DatasetBodyError, HydroDatabase, MultiBodyDatabase
@@ -42,9 +42,37 @@ def _body_key(value: Any) -> str | None:
     return value
 
 
-def load_database(value: Any, body: Any = None) -> HydroDatabase:
+#: The ``hydrodynamics_cog`` parameter of every type reading a dataset.
+HYDRO_COG = Param("vector", "m", "the body's COG in the dataset's coordinates, where the "
+                  "dataset does not record it (a WAMIT run: in its body's coordinates, "
+                  "e.g. [0, 0, -13.46] for a COG 13.46 m below the body's origin); the "
+                  "coefficients are moved to it. Default: the dataset's own centre of mass "
+                  "(none in a WAMIT run: its coefficients are taken as about the COG)",
+                  default=None)
+
+
+def dataset_of(params: Any) -> HydroDatabase:
+    """The database a type's parameters name (``hydrodynamics``, ``hydrodynamics_body``,
+    ``hydrodynamics_cog``): :func:`load_database`."""
+    return load_database(params["hydrodynamics"], params.get("hydrodynamics_body"),
+                         params.get("hydrodynamics_cog"))
+
+
+def _cog_key(value: Any) -> tuple[float, float, float] | None:
+    if value is None:
+        return None
+    try:
+        x, y, z = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise ModelError(f"expected [x, y, z] in m, got {shown(value)}",
+                         "hydrodynamics_cog") from None
+    return x, y, z
+
+
+def load_database(value: Any, body: Any = None, cog: Any = None) -> HydroDatabase:
     """The database of ``body`` (a ``hydrodynamics_body``) in the file at path ``value``,
-    read once per file version.
+    its coefficients about ``cog`` (a ``hydrodynamics_cog``; default the dataset's
+    centre of mass), read once per file version.
 
     Raises
     ------
@@ -55,30 +83,35 @@ def load_database(value: Any, body: Any = None) -> HydroDatabase:
     """
     path = dataset_path(value)
     try:
-        return _cached(str(path), path.stat().st_mtime_ns, _body_key(body))
+        return _cached(str(path), path.stat().st_mtime_ns, _body_key(body), _cog_key(cog))
     except DatasetBodyError as exc:
         raise exc.keyed("hydrodynamics_body") from None
     except ModelError as exc:
-        if exc.path == "hydrodynamics_body":
+        if exc.path in ("hydrodynamics_body", "hydrodynamics_cog"):
             raise
         raise ModelError(exc.message, "hydrodynamics") from None
 
 
 @functools.lru_cache(maxsize=16)
-def _cached(path: str, mtime: int, body: str | None) -> HydroDatabase:
-    return read_hydrodynamics(path, body=body)
+def _cached(path: str, mtime: int, body: str | None,
+            cog: tuple[float, float, float] | None) -> HydroDatabase:
+    return read_hydrodynamics(path, body=body, cog=cog)
 
 
-def load_bodies(value: Any) -> MultiBodyDatabase:
-    """Every body of the dataset at path ``value``, cross-body terms included, read once
-    per file version."""
+def load_bodies(value: Any, cogs: Any = None) -> MultiBodyDatabase:
+    """Every body of the dataset at path ``value``, cross-body terms included, each
+    body's about its ``cogs[name]`` where given (its centre of mass in the dataset
+    otherwise), read once per file version."""
     path = dataset_path(value)
-    return _cached_bodies(str(path), path.stat().st_mtime_ns)
+    key = None if not cogs else tuple(sorted((str(k), _cog_key(v)) for k, v in cogs.items()
+                                             if v is not None)) or None
+    return _cached_bodies(str(path), path.stat().st_mtime_ns, key)
 
 
 @functools.lru_cache(maxsize=8)
-def _cached_bodies(path: str, mtime: int) -> MultiBodyDatabase:
-    return read_hydrodynamics_bodies(path)
+def _cached_bodies(path: str, mtime: int, cogs: tuple[tuple[str, Any], ...] | None
+                   ) -> MultiBodyDatabase:
+    return read_hydrodynamics_bodies(path, cog=None if cogs is None else dict(cogs))
 
 
 def water_density(ctx: ForceContext, db: HydroDatabase) -> float:

@@ -57,9 +57,10 @@ gives itself is kept as given. Mean drift from an 8-column file (two headings, W
 keeps the lines of one heading (``BETA = BETA2``). Entries given by neither are NaN.
 
 Reference point: WAMIT's coefficients are about the origin of each body's coordinate
-system, which the numeric files do not record (it is in the ``.out`` file): the
-database's ``rotation_center`` is None, and a ``cog`` given is taken as that origin
-(:func:`~frylinks_marine.raw_hydro.single_body` warns). The ``.hst`` stiffness holds
+system, the database's ``rotation_center`` ``(0, 0, 0)``; where the body's COG lies in
+those coordinates the numeric files do not record (it is in the ``.out`` file): a
+``cog`` given (a force's ``hydrodynamics_cog``) moves the coefficients to it, and
+without one they are taken as about the COG. The ``.hst`` stiffness holds
 whatever gravity terms WAMIT's run put there (OpenFAST's files: none, the centre of
 gravity at the origin).
 """
@@ -196,7 +197,7 @@ def wamit_raw(path: str | Path, *, ulen: float = 1.0, rho: float = RHO, g: float
         bodies=list(names), omega=omega, added_mass=added_mass, radiation_damping=damping,
         excitation=excitation, headings=headings, added_mass_inf=a_inf,
         hydrostatic_stiffness=stiffness, inertia=None, rho=rho, g=g,
-        water_depth=float("inf"), rotation_centers=[None] * nb,
+        water_depth=float("inf"), rotation_centers=[np.zeros(3) for _ in range(nb)],
         centers_of_mass=[None] * nb, dofs=[DOF_NAMES] * nb,
         where=f"'{files['.1']}'", aliases={str(b + 1): b for b in range(nb)},
         added_mass_zero=a_zero, excitation_absent=absent,

@@ -26,7 +26,7 @@ from frylinks.params import Param, shown
 
 from .bem import HYDRO, HYDRO_BODY, DatasetForce
 from .body_forces import BODY
-from .datasets import in_environment, load_database
+from .datasets import HYDRO_COG, dataset_of, in_environment
 from .drift_loads import (
     PairSum,
     drift_damping,
@@ -140,6 +140,7 @@ class WaveDrift(DatasetForce):
         "body": BODY,
         "hydrodynamics": HYDRO,
         "hydrodynamics_body": HYDRO_BODY,
+        "hydrodynamics_cog": HYDRO_COG,
         "method": Param("choice", "", "slow drift: 'qtf' (the full difference-frequency "
                         "QTF), 'newman' (Newman's approximation from the mean drift "
                         "coefficients) or 'mean' (the mean drift only); default qtf where "
@@ -163,7 +164,7 @@ class WaveDrift(DatasetForce):
 
     @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
-        _check(load_database(params["hydrodynamics"], params.get("hydrodynamics_body")),
+        _check(dataset_of(params),
                params)
 
     def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
