@@ -26,7 +26,7 @@ from frylinks.params import Param, shown
 
 from .bem import HYDRO, HYDRO_BODY, DatasetForce
 from .body_forces import BODY
-from .datasets import in_environment, load_database
+from .datasets import in_environment, load_database, water_density
 from .drift_loads import (
     PairSum,
     drift_damping,
@@ -37,6 +37,7 @@ from .drift_loads import (
     pair_matrices,
     qtf_at,
 )
+from .drift_rao import mean_drift_per_wave
 from .force_records import ForceRecord
 from .hydrodb import HydroDatabase
 from .second_order import DriftTable
@@ -162,11 +163,13 @@ class WaveDrift(DatasetForce):
         self.fast: PairSum = factorised(np.zeros((0, 0, 0)), np.zeros(0), False)
         self.slow_record = self.fast_record = ForceRecord.empty(m)
         self._ramp = wave_params(math.inf, 0.0, np.zeros(3))
+        self._rho = [float(db.rho) for db in self._dbs]
 
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
         self.__dict__.pop("_kernel_data", None)
         m = 6 * self.nb_forces
         self.mean, self.damping = np.zeros(m), np.zeros((m, 2))
+        self._rho = [water_density(ctx, db) for db in self._dbs]
         env = ctx.settings.get("environment")
         waves = None if env is None else env.waves
         nc = 0 if waves is None else waves.nb_components
@@ -228,6 +231,11 @@ class WaveDrift(DatasetForce):
     def ranks(self) -> tuple[int, int]:
         """Ranks kept of the slow-drift and sum-frequency pair sums (their cost a sample)."""
         return self.slow.rank, self.fast.rank
+
+    def mean_wave_drift(self, omega: Array, heading: float) -> Array | None:
+        """Per element, the mean drift per square metre of amplitude of a regular wave
+        (``(n, nw, 6)``; NaN outside the data's frequencies): :mod:`.drift_rao`."""
+        return mean_drift_per_wave(self, omega, heading, _method, _mean_table)
 
     def kernel_data(self) -> tuple[Any, ...]:
         return (np.ascontiguousarray(self.mean), self._ramp,
