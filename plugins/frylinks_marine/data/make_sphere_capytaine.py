@@ -54,6 +54,14 @@ Choices, and why:
   are soft), so the free body's drift is the one to use; a held body would need ``X``
   of its own. At the highest frequencies (wavelength 1.5 m at 6.5 rad/s, about 5
   panels of the meridian a wavelength) the mesh resolves the waves only coarsely.
+  Measured: the surge drift over rho g R (per m^2 of amplitude) is below 1e-4 up to
+  0.95 rad/s (the sphere follows the long waves), peaks at 0.78 at 1.6 rad/s (heave
+  resonance), and levels at 0.62 to 0.64 from 2.2 rad/s on (0.632 at 6.5 rad/s),
+  below the short-wave limit 2/3 of a body wall-sided at the waterline; a mesh twice
+  as fine (60 x 192, lid 30 x 192) gives 0.624 instead of 0.623 at 3 rad/s and 0.645
+  instead of 0.635 at 5 rad/s, 360 Kochin directions instead of 120 the same to four
+  digits. Regenerating the whole file gave the same drift bit for bit and the
+  first-order data within 5e-16 of their largest value.
 """
 
 from __future__ import annotations
@@ -120,7 +128,8 @@ def mean_drift(body: cpt.FloatingBody, dofs: list[str]) -> xr.Dataset:
     ds["hydrostatic_stiffness"] = stiffness.sel(influenced_dof=dofs, radiating_dof=dofs)
     ds["inertia_matrix"] = inertia_matrix(dofs)
     motion = cpt.post_pro.rao(ds)
-    # the sphere's yaw has no excitation, added mass nor damping: its RAO is 0 / (w^2 I)
+    # (the sphere's yaw has no excitation, added mass nor damping: its RAO is 0 / (w^2 I),
+    # round-off in practice, but a NaN there would spoil every DOF's drift)
     drift = cpt.post_pro.far_field_mean_drift_force(motion.fillna(0.0), ds)
     return drift
 
