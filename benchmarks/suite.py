@@ -12,7 +12,12 @@ linear spring-damper under a constant force (10 s), the chain of N thin rods on
 spherical links released horizontal (1 s; N = 1000 over its first 0.1 s), all at
 dt = 1e-3; the cost per step of the chain up to N = 10,000; and the moored heaving
 buoy (``cases/moored_buoy.yaml``) at dt = 0.01, timed over ``--buoy-seconds`` (20) and
-extrapolated to 3 hours (``--buoy-seconds 10800`` runs all of it).
+extrapolated to 3 hours (``--buoy-seconds 10800`` runs all of it). Then the sea states
+whose wave loads are precomputed records (``--wave-loads`` runs only these): the moored
+buoy with Newman slow drift and drift damping (``cases/moored_buoy_drift.yaml``) at
+dt = 0.01 and the point absorber (``cases/point_absorber.yaml``) at its own dt, each
+run as ``frylinks run`` runs it and extrapolated to 3 hours, with the time
+``frylinks.engine.assemble`` takes to precompute their records over 3 hours.
 
 Every engine is timed on its time integration only (model building and file output
 excluded) in this one process, so the ratios compare like with like. The moored buoy is
@@ -223,19 +228,27 @@ def frylinks_buoy(seconds: float, dt: float = 0.01, rho_inf: float = peers.RHO_I
 def frylinks_buoy_run(seconds: float, dt: float = 0.01) -> dict[str, Any]:
     """The moored buoy case as ``frylinks run`` runs it (rk4, from the static equilibrium,
     the case's ``output.every`` of 2, every variable streamed to a netCDF file), at
-    ``dt`` over ``seconds``: wall time of the whole call, the case read and set up
-    included, its step compiled (or loaded) by a first short run before the clock. The
-    start (a run of two steps, timed apart) is not extrapolated to 3 hours."""
+    ``dt`` over ``seconds``: :func:`frylinks_case_run`."""
+    return frylinks_case_run(HERE.parent / "cases" / "moored_buoy.yaml", seconds, dt)
+
+
+def frylinks_case_run(case: Path, seconds: float, dt: float | None = None
+                      ) -> dict[str, Any]:
+    """A case as ``frylinks run`` runs it, at ``dt`` (None: the case's) over ``seconds``:
+    wall time of the whole call, the case read and set up included (with the records
+    of the wave loads over the run), its step compiled (or loaded) by a first short run
+    before the clock. The start (a run of two steps, timed apart) is not extrapolated to
+    3 hours; the rest is, linearly (the records too: their cost is per sample)."""
     import tempfile
 
-    case = HERE.parent / "cases" / "moored_buoy.yaml"
+    short = 2 * (dt or case_dt(case))
     with tempfile.TemporaryDirectory() as folder:
-        frylinks.run(case, Path(folder) / "warm.nc", t_end=2 * dt, dt=dt, in_memory=False)
+        frylinks.run(case, Path(folder) / "warm.nc", t_end=short, dt=dt, in_memory=False)
         start = time.perf_counter()
-        frylinks.run(case, Path(folder) / "start.nc", t_end=2 * dt, dt=dt, in_memory=False)
+        frylinks.run(case, Path(folder) / "start.nc", t_end=short, dt=dt, in_memory=False)
         begin = time.perf_counter() - start
         start = time.perf_counter()
-        with frylinks.run(case, Path(folder) / "buoy.nc", t_end=seconds, dt=dt,
+        with frylinks.run(case, Path(folder) / "run.nc", t_end=seconds, dt=dt,
                           in_memory=False) as ds:
             wall = time.perf_counter() - start
             samples = ds.sizes["time"]
@@ -243,6 +256,49 @@ def frylinks_buoy_run(seconds: float, dt: float = 0.01) -> dict[str, Any]:
     hours = begin + (wall - begin) * 10800 / seconds
     return {"wall": wall, "start": begin, "hours": hours, "samples": samples,
             "status": status}
+
+
+def case_dt(case: Path) -> float:
+    """The time step [s] a case file's ``solver`` gives."""
+    from frylinks.io.case import load_case
+
+    return float(load_case(case)[1]["dt"])
+
+
+def record_time(case: Path, span: float = 10800.0) -> dict[str, float]:
+    """Wall seconds of ``frylinks.engine.assemble`` of a case with the run's span
+    ``(0, span)`` given (its force types precompute their records of the wave loads
+    over it) and without (no records): their difference is the records' cost."""
+    system = frylinks.load_case(str(case))
+    assemble(system)  # (the dataset read and cached once, outside the clock)
+    start = time.perf_counter()
+    assemble(system)
+    bare = time.perf_counter() - start
+    start = time.perf_counter()
+    assemble(system, span=(0.0, span))
+    return {"with": time.perf_counter() - start, "without": bare}
+
+
+def wave_loads(quick: bool) -> None:
+    """The sea states with precomputed wave-load records, timed as ``frylinks run``
+    runs them over 3 hours (extrapolated from ``seconds``): the moored buoy with
+    Newman slow drift and drift damping (``cases/moored_buoy_drift.yaml``) at dt = 0.01,
+    and the point absorber (``cases/point_absorber.yaml``) at its own dt."""
+    cases = HERE.parent / "cases"
+    for name, dt, seconds, target in (("moored_buoy_drift", 0.01, 60.0 if quick else 600.0,
+                                       60.0),
+                                      ("point_absorber", None, 300.0 if quick else 1800.0,
+                                       3.0)):
+        case = cases / f"{name}.yaml"
+        r = frylinks_case_run(case, seconds, dt)
+        rec = record_time(case)
+        step = f"dt = {dt:g}" if dt else f"its dt = {case_dt(case):g}"
+        print(f"{name} (cases/{name}.yaml, rk4, {step}, as `frylinks run` runs it, "
+              f"{seconds:g} s simulated, {r['samples']} samples written): {r['wall']:.1f} s "
+              f"wall, {r['start']:.2f} s of it the start -> 3 hours in {r['hours']:.1f} s "
+              f"wall (target < {target:g} s); {r['status']}")
+        print(f"  assemble over 3 hours, its records precomputed: {rec['with']:.2f} s "
+              f"(without a span, no records: {rec['without']:.2f} s)", flush=True)
 
 
 def _running(marker: str) -> bool:
@@ -337,6 +393,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="simulated seconds of the moored buoy (default 20; 10800 "
                              "for the whole 3 hours)")
     parser.add_argument("--no-peers", action="store_true", help="frylinks only")
+    parser.add_argument("--wave-loads", action="store_true",
+                        help="only the sea states with wave-load records: the moored buoy "
+                             "with slow drift and the point absorber over 3 hours "
+                             "(extrapolated from 600 and 1800 s; --quick: 60 and 300 s)")
     parser.add_argument("--chains", type=int, nargs="+", default=[1, 10, 100, 1000])
     parser.add_argument("--large-seconds", type=float, default=None,
                         help="simulated seconds of chains with N >= 1000 (default 0.1, "
@@ -345,6 +405,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="chain sizes of the cost per step (default 10 100 1000 10000; "
                              "--quick: up to 1000)")
     args = parser.parse_args(argv)
+    if args.wave_loads:
+        wave_loads(args.quick)
+        return 0
     single = 2.0 if args.quick else 10.0
     buoy = args.buoy_seconds or (5.0 if args.quick else 20.0)
     print("wall seconds per simulated second; ratio = frylinks / Exudyn; dt = 1e-3\n")
@@ -407,6 +470,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  the same case as `frylinks run` runs it (rk4, every variable of {r['samples']} "
           f"samples to a netCDF file): {r['wall']:.1f} s wall, {r['start']:.2f} s of it "
           f"the start -> 3 hours in {r['hours']:.0f} s wall (target < 60 s); {r['status']}")
+    print()
+    wave_loads(args.quick)
     from frylinks.kernel_cache import cache_dir
 
     r = start_up(kernels=cache_dir() if args.quick else None)

@@ -591,6 +591,17 @@ def _rao(args: argparse.Namespace) -> int:
             k = int(np.argmax(first))
             print(f"  link {name}: largest absorbed power {first[k]:.4g} "
                   f"W per m2 of wave amplitude at {float(ds['period'][k]):.3g} s")
+    if "body_mean_drift" in ds:
+        for name in ds["body"].values:
+            drift = np.asarray(ds["body_mean_drift"].sel(body=name).isel(heading=0).values)
+            horizontal = np.hypot(drift[:, 0], drift[:, 1])
+            if not np.any(horizontal > 0):
+                continue
+            k = int(np.nanargmax(horizontal))
+            print(f"  body {name}: mean wave drift up to {horizontal[k]:.4g} N per m2 of "
+                  f"wave amplitude (surge {drift[k, 0]:.4g}, sway {drift[k, 1]:.4g}) at "
+                  f"{float(ds['period'][k]):.3g} s, heading "
+                  f"{float(ds['heading'][0]):g} deg (body_mean_drift)")
     print(f"-> {output}")
     return 0
 

@@ -385,6 +385,33 @@ class ForceType:
         """
         return None
 
+    def mean_wave_drift(self, omega: Array, heading: float) -> Array | None:
+        """The mean (second-order) drift load of unit regular waves for a linear
+        analysis, or None (the default: the type gives none).
+
+        A regular wave of amplitude ``a`` pushes a floating body with a steady load
+        ``a^2 D(omega, heading)`` besides its first-order excitation (the wave's
+        reflection and the body's radiated waves carry momentum away); ``D`` is what
+        this returns. The analysis reports it (``frylinks rao``'s ``body_mean_drift``);
+        it does not enter the response, which is first order.
+
+        Parameters
+        ----------
+        omega
+            ``(nw,)`` angular frequencies [rad s-1].
+        heading
+            Direction the waves travel towards [rad] (0: towards +x).
+
+        Returns
+        -------
+        (n, nw, 6) ndarray
+            Per element, the steady force and torque on its first attachment body
+            (about its COG, world axes) per square metre of wave amplitude [N m-2,
+            N m m-2], at the density and places :meth:`prepare` saw; NaN where the
+            type has no value (a frequency outside its data).
+        """
+        return None
+
     def equivalent_damping(self, omega: float, heading: float, amplitude: float,
                            velocity: Array) -> tuple[Array, Array] | None:
         """The equivalent linearisation of a damping that is not linear (a quadratic

@@ -17,6 +17,8 @@ def test_suite_runs_and_reports_every_model(capsys: pytest.CaptureFixture[str]) 
     out = capsys.readouterr().out
     for model in ("pendulum on a revolute link", "spring-damper", "N = 1 ", "N = 10 ",
                   "cost per generalized-alpha step", "moored heaving buoy",
+                  "moored_buoy_drift (cases/moored_buoy_drift.yaml, rk4, dt = 0.01",
+                  "point_absorber (cases/point_absorber.yaml", "its records precomputed",
                   "start-up, each in a new process"):
         assert model in out, model
     # the implicit pendulum meets the exact solution as a second-order scheme should

@@ -607,6 +607,55 @@ def moored_buoy(ds: xr.Dataset, system: System) -> None:
             rtol=1e-12)
 
 
+@check("moored_buoy_drift", t_end=12.0)
+def moored_buoy_drift(ds: xr.Dataset, system: System) -> None:
+    """The second-order loads against Newman's formula written out here, from the sea's
+    components and the sphere's far-field mean drift read with xarray from the file
+    (linear in frequency): with ``a_c`` the components' complex amplitudes at the buoy,
+    ``D_c`` the surge drift at their frequencies and ``r`` the ramp, the mean drift is
+    ``r^2 sum |a_c|^2 D_c``, mean plus slow drift ``r^2 Re(P conj(Q))`` with ``P = sum
+    a_c D_c u_c``, ``Q = sum a_c u_c``, ``u_c = exp(-i w_c t)`` (the run interpolates its
+    record: within 1e-6 of the moduli's sum), and Aranha's damping ``-r^2 B v`` with
+    ``B = sum |a_c|^2 (w_c / g) (4 D_c + w_c D'_c)`` (``D'`` the slope of the linear
+    interpolant, the derivative of the ``D`` used). The
+    lines meet the catenary as in moored_buoy; the surge force balance holds."""
+    from frylinks_marine.environment import Environment
+
+    moored_buoy(ds, system)
+    g = float(np.linalg.norm(system.gravity))
+    waves = Environment(system.settings["environment"], system.gravity).waves
+    with xr.open_dataset(ROOT / "cases" / system.forces["drift"].params["hydrodynamics"]
+                         ) as data:
+        table = data["drift_force_surge"].sel(complex="re").isel(
+            wave_direction_k=0, wave_direction_l=0).dropna("omega")
+        omega, D_table = table["omega"].values, table.values
+    assert data.attrs["mean_drift"].startswith("drift_force_surge")
+    w = np.asarray(waves.omega)
+    D = np.interp(w, omega, D_table)
+    # D' of the linear interpolant: the slope of the table's interval holding w
+    k = np.clip(np.searchsorted(omega, w), 1, omega.size - 1)
+    slope = (D_table[k] - D_table[k - 1]) / (omega[k] - omega[k - 1])
+    x0 = ds.body_position.sel(body="buoy", xyz="x").values[0]
+    a = waves.amplitude * np.exp(1j * (waves.phase + np.asarray(waves.k) * x0))
+    t = ds.time.values
+    r2 = waves.ramp_factor(t) ** 2
+    u = np.exp(-1j * np.outer(t, w))
+    mean = ds.wave_drift_mean_force.sel(wave_drift_element="drift", dof="tx").values
+    np.testing.assert_allclose(mean, r2 * np.sum(np.abs(a) ** 2 * D), rtol=1e-9)
+    slow = ds.wave_drift_slow_force.sel(wave_drift_element="drift", dof="tx").values
+    newman = r2 * np.real((u @ (a * D)) * np.conj(u @ a))
+    bound = 1e-6 * np.sum(np.abs(a) ** 2 * np.abs(D)) * 2
+    np.testing.assert_allclose(mean + slow, newman, rtol=0, atol=bound)
+    assert np.abs(slow).max() > 100 * bound  # (the slow drift is there, well above it)
+    B = np.sum(np.abs(a) ** 2 * w / g * (4 * D + w * slope))
+    vx = ds.body_velocity.sel(body="buoy", xyz="x").values
+    damped = ds.wave_drift_damping_force.sel(wave_drift_element="drift", dof="tx").values
+    np.testing.assert_allclose(damped, -r2 * B * vx, rtol=1e-9, atol=1e-12 * B)
+    # the drift's total on the body is the force the engine applied
+    total = ds.force_force.sel(force="drift", xyz="x").values
+    np.testing.assert_allclose(total, mean + slow + damped, rtol=1e-12, atol=1e-9)
+
+
 @check("moored_buoy_dynamic", t_end=2.0)
 def moored_buoy_dynamic(ds: xr.Dataset, system: System) -> None:
     """MoorDyn's lines: the run starts nearly at rest (MoorDyn's lumped-mass statics

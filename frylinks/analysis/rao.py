@@ -23,6 +23,11 @@ squared, is ``-1/2 Re(Q_e . conj(v_e))``, its generalised force against its own 
 PTO's absorbed power, a radiation force's radiated power; a wave excitation's is
 negative (the power the wave brings in), and they sum to zero. In a sea of amplitude
 ``a`` the mean power is ``a^2`` times it (a power matrix, :func:`power_matrix`).
+
+The mean (second-order) drift load of each wave on each body, per square metre of wave
+amplitude, is the sum of what the force types give
+(:meth:`~frylinks.forces.ForceType.mean_wave_drift`: ``wave_drift``'s tables); it is
+reported, not part of the first-order response.
 """
 
 from __future__ import annotations
@@ -153,6 +158,25 @@ def excitation(lin: LinearModel, omega: Array, heading: float) -> tuple[Array, l
     return total, parts
 
 
+def mean_drift(lin: LinearModel, omega: Array, heading: float) -> Array | None:
+    """The mean drift load per square metre of wave amplitude on each body, ``(nw, nb,
+    6)`` (about its COG, world axes), summed over the force elements that give one
+    (NaN where one has no value); None when no force type gives any."""
+    model = lin.model
+    total: Array | None = None
+    for blk in model.force_blocks:
+        D = blk.kind.mean_wave_drift(omega, heading)
+        if D is None:
+            continue
+        if total is None:
+            total = np.zeros((len(omega), model.nb_bodies, 6))
+        body = blk.attachments[0].body
+        for e in range(len(body)):
+            if body[e] < model.nb_bodies:
+                total[:, body[e]] += np.asarray(D[e], dtype=float)
+    return total
+
+
 def solve(lin: LinearModel, omega: Array, heading: float, amplitude: float | None = None
           ) -> dict[str, Array]:
     """Responses to unit waves at frequencies ``omega`` ``(nw,)`` and one heading [rad].
@@ -166,7 +190,8 @@ def solve(lin: LinearModel, omega: Array, heading: float, amplitude: float | Non
     dict
         ``y (nw, ny)`` coordinates, ``body (nw, nb, 6)``, ``link (nw, nl, 6)`` link
         displacement, ``link_power (nw, nl)``, ``force_power (nw, nf)`` [W m-2],
-        ``iterations (nw,)`` of the equivalent linearisation (0: none).
+        ``iterations (nw,)`` of the equivalent linearisation (0: none),
+        ``mean_drift (nw, nb, 6)`` or None (:func:`mean_drift`).
     """
     model = lin.model
     nb, nl, nf = model.nb_bodies, len(model.link_names), len(model.force_names)
@@ -213,7 +238,8 @@ def solve(lin: LinearModel, omega: Array, heading: float, amplitude: float | Non
     body = (y @ lin.basis.T).reshape(nw, nb, 6)
     link = np.einsum("lij,wj->wli", lin.link_position, y)
     return {"y": y, "body": body, "link": link, "link_power": link_power,
-            "force_power": force_power, "iterations": iterations}
+            "force_power": force_power, "iterations": iterations,
+            "mean_drift": mean_drift(lin, omega, heading)}
 
 
 def frequencies(omega: Sequence[float] | None = None, periods: Sequence[float] | None = None
@@ -269,7 +295,10 @@ def rao(target: System | str | Path, *, omega: Sequence[float] | None = None,
         ``body_rao_amplitude`` / ``_phase`` ``(heading, omega, body, dof)``,
         ``link_rao_amplitude`` / ``_phase`` ``(heading, omega, link, dof)``,
         ``link_power`` ``(heading, omega, link)`` and ``force_power`` ``(heading,
-        omega, force)``, mean absorbed power per unit wave amplitude squared [W m-2].
+        omega, force)``, mean absorbed power per unit wave amplitude squared [W m-2];
+        where a force type gives the mean wave drift (``wave_drift``),
+        ``body_mean_drift`` ``(heading, omega, body, dof)`` per unit wave amplitude
+        squared [N m-2, N m m-2] (absent otherwise).
     """
     w = frequencies(omega, periods)
     if wave_height is not None and not (np.isfinite(wave_height) and wave_height > 0):
@@ -340,6 +369,15 @@ def rao_dataset(op: OperatingPoint, omega: Array, headings_deg: Sequence[float],
         },
         attrs={**op.attributes("rao"), "linearisation": linearisation_note(lin),
                "drag_linearisation": drag_note(lin, wave_height)})
+    drift = [r["mean_drift"] for r in results]
+    if drift[0] is not None:
+        ds["body_mean_drift"] = var(
+            ("heading", "omega", "body", "dof"), np.stack(drift), "1",
+            "mean wave drift load on the body (COG, world axes) per square metre of wave "
+            "amplitude; units per DOF in mean_drift_units; NaN outside the data")
+        ds.coords["mean_drift_units"] = ("dof", ["N m-2"] * 3 + ["N m m-2"] * 3,
+                                         {"long_name": "units of the mean drift of each "
+                                                       "DOF"})
     if wave_height is not None:
         ds.attrs["wave_height"] = float(wave_height)
     return ds

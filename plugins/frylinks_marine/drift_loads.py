@@ -39,14 +39,16 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from frylinks.errors import ModelError
 
 from .force_records import RECORD_TOLERANCE, ForceRecord, record_grid, record_step
-from .hydrodb import DOF_NAMES, heading_weights, linear_weights
+from .hydrodb import DOF_NAMES, HydroDatabase, heading_weights, linear_weights
 from .second_order import DriftTable
 
 Array = np.ndarray
@@ -59,6 +61,49 @@ KINDS = {"mean_drift": "mean drift", "difference": "difference-frequency QTF",
          "sum": "sum-frequency QTF"}
 #: Samples of a pair record computed together (one block of matrix products).
 BLOCK = 2048
+
+
+# ---------------------------------------------------------------------- which tables
+
+#: Ways of computing the slow drift (a ``wave_drift``'s ``method``).
+METHODS = ("mean", "newman", "qtf")
+#: Sources of the mean drift coefficients (``mean_drift``), in the default's order.
+MEAN_DRIFT = ("momentum", "pressure", "qtf")
+
+
+def mean_table(db: HydroDatabase, choice: str | None) -> DriftTable | None:
+    """The mean drift table ``choice`` names (the first available when None): the
+    momentum (far-field) or pressure (near-field) one, or the difference QTF's diagonal."""
+    so = db.second_order
+    if so is None:
+        return None
+    for name in (choice,) if choice else MEAN_DRIFT:
+        if name == "qtf":
+            if so.qtf_difference is not None:
+                return diagonal(so.qtf_difference)
+        elif (table := getattr(so, f"mean_drift_{name}")) is not None:
+            return table
+    return None
+
+
+def diagonal(qtf: DriftTable) -> DriftTable:
+    """The mean drift table on a difference QTF's diagonal (equal frequencies and
+    headings)."""
+    nw, nh = qtf.omega.size, qtf.headings.size
+    k, h = np.arange(nw), np.arange(nh)
+    values = qtf.values[k[:, None], k[:, None], h[None, :], h[None, :]]
+    return DriftTable(qtf.omega, qtf.headings, values, "mean_drift", qtf.source)
+
+
+def slow_method(db: HydroDatabase, params: Mapping[str, Any]) -> str:
+    """The ``method`` a ``wave_drift`` element's parameters give (default: ``qtf`` where
+    the data have a difference QTF, else ``newman``)."""
+    method = params.get("method")
+    if method is None:
+        so = db.second_order
+        return "qtf" if so is not None and so.qtf_difference is not None else "newman"
+    return str(method)
+
 
 
 # ------------------------------------------------------------------- tables at components

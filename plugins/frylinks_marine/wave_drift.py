@@ -26,27 +26,28 @@ from frylinks.params import Param, shown
 
 from .bem import HYDRO, HYDRO_BODY, DatasetForce
 from .body_forces import BODY
-from .datasets import HYDRO_COG, dataset_of, in_environment
+from .datasets import HYDRO_COG, dataset_of, in_environment, water_density
 from .drift_loads import (
+    MEAN_DRIFT,
+    METHODS,
     PairSum,
+    diagonal,
     drift_damping,
     factorised,
     mean_drift_at,
+    mean_table,
     newman_qtf,
     pair_matrices,
     qtf_at,
+    slow_method,
 )
+from .drift_rao import mean_drift_per_wave
 from .force_records import ForceRecord
 from .hydrodb import DOF_NAMES, HydroDatabase
-from .second_order import DriftTable
 from .wave_kernels import wave_drift_force, wave_drift_outputs, wave_params
 
 Array = np.ndarray
 
-#: Ways of computing the slow drift (``method``).
-METHODS = ("mean", "newman", "qtf")
-#: Sources of the mean drift coefficients (``mean_drift``), in the default's order.
-MEAN_DRIFT = ("momentum", "pressure", "qtf")
 
 _PARTS = {
     "wave_drift_mean_force": "mean wave drift load on the DOFs",
@@ -55,30 +56,6 @@ _PARTS = {
     "wave_drift_sum_force": "sum-frequency wave load on the DOFs",
     "wave_drift_damping_force": "wave drift damping load on the DOFs",
 }
-
-
-def _mean_table(db: HydroDatabase, choice: str | None) -> DriftTable | None:
-    """The mean drift table ``choice`` names (the first available when None): the
-    momentum (far-field) or pressure (near-field) one, or the difference QTF's diagonal."""
-    so = db.second_order
-    if so is None:
-        return None
-    for name in (choice,) if choice else MEAN_DRIFT:
-        if name == "qtf":
-            if so.qtf_difference is not None:
-                return diagonal(so.qtf_difference)
-        elif (table := getattr(so, f"mean_drift_{name}")) is not None:
-            return table
-    return None
-
-
-def diagonal(qtf: DriftTable) -> DriftTable:
-    """The mean drift table on a difference QTF's diagonal (equal frequencies and
-    headings)."""
-    nw, nh = qtf.omega.size, qtf.headings.size
-    k, h = np.arange(nw), np.arange(nh)
-    values = qtf.values[k[:, None], k[:, None], h[None, :], h[None, :]]
-    return DriftTable(qtf.omega, qtf.headings, values, "mean_drift", qtf.source)
 
 
 def _dof_mask(value: Any) -> Array:
@@ -93,14 +70,6 @@ def _dof_mask(value: Any) -> Array:
     return np.isin(np.array(DOF_NAMES), names)
 
 
-def _method(db: HydroDatabase, params: Mapping[str, Any]) -> str:
-    method = params.get("method")
-    if method is None:
-        so = db.second_order
-        return "qtf" if so is not None and so.qtf_difference is not None else "newman"
-    return str(method)
-
-
 def _check(db: HydroDatabase, params: Mapping[str, Any]) -> None:
     """ModelErrors for parameters out of range and data they need the dataset lacks."""
     for key in ("sum_frequency", "drift_damping"):
@@ -110,12 +79,12 @@ def _check(db: HydroDatabase, params: Mapping[str, Any]) -> None:
     so = db.second_order
     have = [] if so is None else list(so.tables)
     listed = ", ".join(have) or "none"
-    method = _method(db, params)
+    method = slow_method(db, params)
     if method == "qtf" and (so is None or so.qtf_difference is None):
         raise ModelError(f"{db.label} holds no difference-frequency QTF (second-order data: "
                          f"{listed}); accepted: method newman or mean, or data with a QTF "
                          "(WAMIT .12d)", "method")
-    if _mean_table(db, params.get("mean_drift")) is None and (
+    if mean_table(db, params.get("mean_drift")) is None and (
             method != "qtf" or params.get("mean_drift") is not None):
         which = params.get("mean_drift") or "any"
         raise ModelError(f"{db.label} holds no mean drift coefficients ({which}; its "
@@ -126,7 +95,7 @@ def _check(db: HydroDatabase, params: Mapping[str, Any]) -> None:
         raise ModelError(f"{db.label} holds no sum-frequency QTF (second-order data: "
                          f"{listed}); accepted: sum_frequency false, or data with one "
                          "(WAMIT .12s)", "sum_frequency")
-    if params.get("drift_damping") and _mean_table(db, params.get("mean_drift")) is None:
+    if params.get("drift_damping") and mean_table(db, params.get("mean_drift")) is None:
         raise ModelError(f"{db.label}: drift damping needs mean drift coefficients; its "
                          f"second-order data: {listed}", "drift_damping")
 
@@ -178,11 +147,13 @@ class WaveDrift(DatasetForce):
         self.fast: PairSum = factorised(np.zeros((0, 0, 0)), np.zeros(0), False)
         self.slow_record = self.fast_record = ForceRecord.empty(m)
         self._ramp = wave_params(math.inf, 0.0, np.zeros(3))
+        self._rho = [float(db.rho) for db in self._dbs]
 
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
         self.__dict__.pop("_kernel_data", None)
         m = 6 * self.nb_forces
         self.mean, self.damping = np.zeros(m), np.zeros((m, 2))
+        self._rho = [water_density(ctx, db) for db in self._dbs]
         env = ctx.settings.get("environment")
         waves = None if env is None else env.waves
         nc = 0 if waves is None else waves.nb_components
@@ -226,7 +197,7 @@ class WaveDrift(DatasetForce):
         shift = np.exp(1j * k * (np.cos(heading) * offset[0] + np.sin(heading) * offset[1]))
         a = np.asarray(waves.amplitude) * np.exp(1j * np.asarray(waves.phase)) * shift
         cols = slice(6 * i, 6 * i + 6)
-        method = _method(db, p)
+        method = slow_method(db, p)
         so = db.second_order
         assert so is not None  # (_check)
         if method == "qtf":
@@ -240,7 +211,7 @@ class WaveDrift(DatasetForce):
             slow[:, :, cols] = pair_matrices(a, T, True)
             self.mean[cols] = np.abs(a) ** 2 @ D
         else:
-            table = _mean_table(db, p.get("mean_drift"))
+            table = mean_table(db, p.get("mean_drift"))
             assert table is not None
             D = mean_drift_at(table, omega, heading, where)
             self.mean[cols] = np.abs(a) ** 2 @ D
@@ -251,7 +222,7 @@ class WaveDrift(DatasetForce):
             fast[:, :, cols] = pair_matrices(a, qtf_at(so.qtf_sum, omega, heading, where),
                                              False)
         if p.get("drift_damping"):
-            table = _mean_table(db, p.get("mean_drift"))
+            table = mean_table(db, p.get("mean_drift"))
             assert table is not None
             D = mean_drift_at(table, omega, heading, where)
             slope = mean_drift_at(table, omega, heading, where, slope=True)
@@ -266,6 +237,11 @@ class WaveDrift(DatasetForce):
     def ranks(self) -> tuple[int, int]:
         """Ranks kept of the slow-drift and sum-frequency pair sums (their cost a sample)."""
         return self.slow.rank, self.fast.rank
+
+    def mean_wave_drift(self, omega: Array, heading: float) -> Array | None:
+        """Per element, the mean drift per square metre of amplitude of a regular wave
+        (``(n, nw, 6)``; NaN outside the data's frequencies): :mod:`.drift_rao`."""
+        return mean_drift_per_wave(self, omega, heading)
 
     def kernel_data(self) -> tuple[Any, ...]:
         return (np.ascontiguousarray(self.mean), self._ramp,
