@@ -318,12 +318,17 @@ def test_force_types_read_a_wamit_run() -> None:
     assert np.abs(fx).max() == pytest.approx(1.0 * amplitude, rel=0.02)
 
 
-def test_other_readers_have_no_second_order() -> None:
-    """The fields the WAMIT reader adds default to None for the other formats."""
+def test_other_readers_fill_what_their_files_hold() -> None:
+    """The fields the WAMIT reader adds default to None for the other formats; the
+    second-order tables are there where the file holds them (the Capytaine sphere's
+    far-field mean drift), not elsewhere (the BEMIO sphere)."""
     for name in ("sphere_capytaine.nc", "sphere_bemio.h5"):
         db = read_hydrodynamics(DATA.parent / name)
-        assert db.second_order is None and db.added_mass_zero is None
+        assert db.added_mass_zero is None
         assert db.excitation_absent is None and db.nb_headings >= 1
+    assert read_hydrodynamics(DATA.parent / "sphere_bemio.h5").second_order is None
+    drift = read_hydrodynamics(DATA.parent / "sphere_capytaine.nc").second_order
+    assert drift is not None and list(drift.tables) == ["mean_drift_momentum"]
 
 
 def test_mean_drift_files(tmp_path: Path) -> None:

@@ -405,7 +405,11 @@ class MoorDynLines(ForceType):
         if rebuilt:
             self._static_lines()
             self._force_limits()
-        self._initialise(f)
+        try:
+            self._initialise(f)
+        except SimulationError as exc:  # (before any step: the lines as given fail)
+            raise ModelError(f"{exc}; check the lines' anchors, fairleads and lengths",
+                             "lines") from None
 
     @staticmethod
     def _lib_close(s: _System) -> None:
