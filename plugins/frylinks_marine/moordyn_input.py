@@ -55,9 +55,12 @@ _ATTACHMENTS = {"fixed": "fixed", "fix": "fixed", "anchor": "fixed", "coupled": 
 
 def _number(text: str, what: str, where: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise ModelError(f"{what}: expected a number, got {text!r}", where) from None
+    if not math.isfinite(value):
+        raise ModelError(f"{what}: expected a finite number, got {text!r}", where)
+    return value
 
 
 def read_input(text: str, where: str) -> MoorDynInput:
