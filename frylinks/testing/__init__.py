@@ -56,7 +56,7 @@ from frylinks.testing.common import (
     example_instances,
     registry_with,
 )
-from frylinks.testing.compiled import check_compiled, check_compiled_types
+from frylinks.testing.compiled import check_compiled, check_compiled_types, types_system
 from frylinks.testing.declarations import check_declarations
 from frylinks.testing.force_checks import check_force_type
 from frylinks.testing.link_checks import LinkCase, check_link_type
@@ -82,4 +82,5 @@ __all__ = [
     "check_type",
     "example_instances",
     "registry_with",
+    "types_system",
 ]

@@ -94,6 +94,20 @@ def _compiled_system(types: Sequence[tuple[type[Any], list[dict[str, Any]]]],
     return system
 
 
+def types_system(classes: Sequence[type[Any]],
+                 instances: Mapping[str, Instances] | None = None, *,
+                 registry: Registry | None = None) -> System:
+    """The model :func:`check_compiled_types` runs: each of ``classes`` once per
+    parameter set (``instances`` by type name, else the type's examples), a link type
+    holding a body on ground, a force type acting on bodies of its own; the same model
+    every time (its random poses seeded by the first type)."""
+    reg = registry_with([(_kind_of(cls), cls) for cls in classes], registry)
+    given = instances or {}
+    rng = np.random.default_rng(_seed(classes[0], 7))
+    types = [(cls, example_instances(cls, given.get(cls.name))) for cls in classes]
+    return _compiled_system(types, reg, rng)
+
+
 def check_compiled(cls: type[Any], instances: Instances | None = None, *,
                    steps: int = 20, dt: float = 1e-3, rtol: float = 1e-12,
                    registry: Registry | None = None) -> None:
@@ -130,13 +144,9 @@ def check_compiled_types(classes: Sequence[type[Any]],
     for cls in classes:
         if getattr(cls, "kernels", getattr(cls, "kernel", None)) is None:
             raise AssertionError(f"{_label(cls)}: no kernels, so no compiled run to check")
-    reg = registry_with([(_kind_of(cls), cls) for cls in classes], registry)
-    given = instances or {}
     runs = []
     for python in (False, True):
-        rng = np.random.default_rng(_seed(classes[0], 7))
-        types = [(cls, example_instances(cls, given.get(cls.name))) for cls in classes]
-        system = _compiled_system(types, reg, rng)
+        system = types_system(classes, instances, registry=registry)
         with warnings.catch_warnings():
             warnings.simplefilter("error", PythonPathWarning)
             try:
