@@ -582,29 +582,47 @@ def moored_buoy(ds: xr.Dataset, system: System) -> None:
     lies X = Lb + (H/w) asinh(V/H) from the anchor horizontally and
     h = (H/w) (sqrt(1 + (V/H)^2) - 1) above it; the fairlead tension is |(H, V)|, and
     the anchor's H (no seabed friction)."""
-    g = float(np.linalg.norm(system.gravity))
-    assert np.abs(ds.body_acceleration.values[0]).max() < 1e-9 * g
-    assert np.abs(ds.body_angular_acceleration.values[0]).max() < 1e-9
-    assert np.abs(ds.body_velocity.values[0]).max() == 0.0
+    _at_rest_in_equilibrium(ds, system)
     for name in ("line1", "line2", "line3"):
-        prm = system.forces[name].params
-        p, _ = node_motion(ds, system, system.forces[name].nodes[0].path)
-        anchor = np.asarray(prm["anchor"], dtype=float)
-        X = np.linalg.norm(p[:, :2] - anchor[:2], axis=1)
-        h = p[:, 2] - anchor[2]
-        w, L = prm["weight"], prm["length"]
-        H = ds.catenary_line_horizontal_tension.sel(catenary_line_element=name).values
-        laid = ds.catenary_line_laid_length.sel(catenary_line_element=name).values
-        assert (laid > 0).all() and (laid < L).all()  # a grounded part, as designed
-        V = w * (L - laid)
-        np.testing.assert_allclose(laid + H / w * np.arcsinh(V / H), X, rtol=1e-8)
-        np.testing.assert_allclose(H / w * (np.sqrt(1 + (V / H) ** 2) - 1), h, rtol=1e-8)
-        np.testing.assert_allclose(ds.catenary_line_tension.sel(catenary_line_element=name).values,
-                                   np.hypot(H, V), rtol=1e-10)
+        H, _ = _catenary_meets_its_equations(ds, system, name, elastic=False)
         # no seabed friction: the grounded part pulls the anchor horizontally, by H
         np.testing.assert_allclose(
             ds.catenary_line_anchor_tension.sel(catenary_line_element=name).values, H,
             rtol=1e-12)
+
+
+def _at_rest_in_equilibrium(ds: xr.Dataset, system: System) -> None:
+    """The run starts at rest in its static equilibrium."""
+    g = float(np.linalg.norm(system.gravity))
+    assert np.abs(ds.body_velocity.values[0]).max() == 0.0
+    assert np.abs(ds.body_acceleration.values[0]).max() < 1e-9 * g
+    assert np.abs(ds.body_angular_acceleration.values[0]).max() < 1e-9
+
+
+def _catenary_meets_its_equations(ds: xr.Dataset, system: System, name: str,
+                                  elastic: bool) -> tuple[np.ndarray, np.ndarray]:
+    """A ``catenary_line``'s outputs against the catenary with a grounded part written
+    out: laid length Lb, V = w (L - Lb); the fairlead lies X = Lb + (H/w) asinh(V/H)
+    (+ H L / EA, elastic) from the anchor and h = (H/w) (sqrt(1 + (V/H)^2) - 1)
+    (+ V^2 / (2 w EA)) above it; the tension is |(H, V)|. Returns H and V."""
+    prm = system.forces[name].params
+    p, _ = node_motion(ds, system, system.forces[name].nodes[0].path)
+    anchor = np.asarray(prm["anchor"], dtype=float)
+    X = np.linalg.norm(p[:, :2] - anchor[:2], axis=1)
+    h = p[:, 2] - anchor[2]
+    w, L = prm["weight"], prm["length"]
+    stretch = 1.0 / prm["axial_stiffness"] if elastic else 0.0  # 1 / EA
+    H = ds.catenary_line_horizontal_tension.sel(catenary_line_element=name).values
+    laid = ds.catenary_line_laid_length.sel(catenary_line_element=name).values
+    assert (laid > 0).all() and (laid < L).all()  # a grounded part, as designed
+    V = w * (L - laid)
+    np.testing.assert_allclose(laid + H / w * np.arcsinh(V / H) + H * L * stretch, X,
+                               rtol=1e-8)
+    np.testing.assert_allclose(H / w * (np.sqrt(1 + (V / H) ** 2) - 1)
+                               + V**2 / (2 * w) * stretch, h, rtol=1e-8)
+    np.testing.assert_allclose(ds.catenary_line_tension.sel(catenary_line_element=name).values,
+                               np.hypot(H, V), rtol=1e-10)
+    return H, V
 
 
 @check("moored_buoy_drift", t_end=12.0)
@@ -699,29 +717,10 @@ def oc4_semi(ds: xr.Dataset, system: System) -> None:
     fairlead lies X = Lb + (H/w) asinh(V/H) + H L / EA from the anchor horizontally and
     h = (H/w) (sqrt(1 + (V/H)^2) - 1) + V^2 / (2 w EA) above it; and at the start the
     lines' vertical pull balances the hydrostatic spring: K33 (z - z_eq) + sum V = 0."""
-    g = float(np.linalg.norm(system.gravity))
-    assert np.abs(ds.body_velocity.values[0]).max() == 0.0
-    assert np.abs(ds.body_acceleration.values[0]).max() < 1e-9 * g
-    assert np.abs(ds.body_angular_acceleration.values[0]).max() < 1e-9
+    _at_rest_in_equilibrium(ds, system)
     pull = 0.0
     for name in ("line1", "line2", "line3"):
-        prm = system.forces[name].params
-        p, _ = node_motion(ds, system, system.forces[name].nodes[0].path)
-        anchor = np.asarray(prm["anchor"], dtype=float)
-        X = np.linalg.norm(p[:, :2] - anchor[:2], axis=1)
-        h = p[:, 2] - anchor[2]
-        w, L, ea = prm["weight"], prm["length"], prm["axial_stiffness"]
-        H = ds.catenary_line_horizontal_tension.sel(catenary_line_element=name).values
-        laid = ds.catenary_line_laid_length.sel(catenary_line_element=name).values
-        assert (laid > 0).all() and (laid < L).all()  # a grounded part, as designed
-        V = w * (L - laid)
-        np.testing.assert_allclose(laid + H / w * np.arcsinh(V / H) + H * L / ea, X,
-                                   rtol=1e-8)
-        np.testing.assert_allclose(H / w * (np.sqrt(1 + (V / H) ** 2) - 1)
-                                   + V**2 / (2 * w * ea), h, rtol=1e-8)
-        np.testing.assert_allclose(ds.catenary_line_tension.sel(catenary_line_element=name).values,
-                                   np.hypot(H, V), rtol=1e-10)
-        pull += V[0]
+        pull += _catenary_meets_its_equations(ds, system, name, elastic=True)[1][0]
     hydrostatics = system.forces["hydrostatics"].params
     k33 = hydrostatics["stiffness"]["heave"]
     z = float(ds.body_position.sel(body="platform", xyz="z").values[0])
