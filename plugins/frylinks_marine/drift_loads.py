@@ -309,6 +309,18 @@ class PairSum:
         values, rates = self.at(t0 + h * np.arange(nt), m)
         return ForceRecord(np.array([t0, h]), values, rates)
 
+    def joined(self, other: PairSum) -> PairSum:
+        """The sum of two pair sums over the same components and kind."""
+        if other.rank == 0:
+            return self
+        if self.rank == 0:
+            return other
+        P = np.concatenate([self.P, other.P])
+        return PairSum(P, np.concatenate([self.Q, other.Q]),
+                       np.concatenate([self.sigma, other.sigma]),
+                       np.concatenate([self.col, other.col]), self.difference, self.omega,
+                       min(self.step, other.step))
+
     def kernel_data(self) -> tuple[Array, ...]:
         """``(p_re, p_im, q_re, q_im, sigma, col, omega, difference)`` as the kernels
         read them (to sum where no record covers the time)."""
@@ -370,6 +382,28 @@ def factorised(matrices: Array, omega: Array, difference: bool,
     Pm = np.concatenate(P)
     return PairSum(Pm, Pm if hermitian else np.concatenate(Q), np.concatenate(sigma),
                    np.concatenate(col).astype(np.int64), difference, omega, step)
+
+
+def newman_sum(a: Array, D: Array, omega: Array, cols: Array,
+               record_tol: float = RECORD_TOLERANCE) -> PairSum:
+    """The pair sum of Newman's approximation, factorised as it is made: with
+    ``T-_ij = (D_i + D_j) / 2``, ``Re sum_ij a_i conj(a_j) T-_ij u_i conj(u_j) =
+    Re(p conj(q))``, ``p = sum_i a_i D_i u_i``, ``q = sum_j a_j u_j``: one rank a load
+    column, no ``N x N`` matrix (``D`` ``(N, m)``; ``cols`` the load column of each of
+    its columns; columns of ``D`` all zero are left out)."""
+    omega = np.asarray(omega, dtype=float)
+    used = [d for d in range(D.shape[1]) if np.any(D[:, d])]
+    if not used:
+        return factorised(np.zeros((omega.size, omega.size, 0)), omega, True)
+    P = np.array([a * D[:, d] for d in used])
+    Q = np.array([a for _ in used])
+    # the record's step over the pairs, each of modulus |a_i a_j (D_i + D_j) / 2|
+    moduli = np.abs(a)[:, None] * np.abs(a)[None, :]
+    pairs = np.abs(omega[:, None] - omega[None, :]).reshape(-1)
+    step = min(record_step((moduli * np.abs(0.5 * (D[:, d][:, None] + D[:, d][None, :])))
+                           .reshape(1, -1), pairs, record_tol) for d in used)
+    return PairSum(P, Q, np.ones(len(used)), np.asarray(cols, dtype=np.int64)[used], True,
+                   omega, step)
 
 
 def pair_matrices(a: Array, T: Array, difference: bool) -> Array:

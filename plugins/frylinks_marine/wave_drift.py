@@ -36,7 +36,7 @@ from .drift_loads import (
     factorised,
     mean_drift_at,
     mean_table,
-    newman_qtf,
+    newman_sum,
     pair_matrices,
     qtf_at,
     slow_method,
@@ -158,32 +158,38 @@ class WaveDrift(DatasetForce):
         waves = None if env is None else env.waves
         nc = 0 if waves is None else waves.nb_components
         g = float(np.linalg.norm(ctx.gravity)) or 9.81
-        slow = np.zeros((nc, nc, m), dtype=complex)
-        fast = np.zeros((nc, nc, m), dtype=complex)
+        # the pair matrices only where a QTF needs them (Newman's sum is made factorised)
+        qtf = any(slow_method(db, p) == "qtf" for db, p in zip(self._dbs, self._params,
+                                                               strict=True))
+        fast_any = any(p.get("sum_frequency") for p in self._params)
+        slow = np.zeros((nc, nc, m if qtf else 0), dtype=complex)
+        fast = np.zeros((nc, nc, m if fast_any else 0), dtype=complex)
         omega = np.zeros(0) if waves is None else np.asarray(waves.omega, dtype=float)
         if waves is not None:
             self._ramp = waves.kernel_data()[1]
-        any_fast = False
+        newman: list[PairSum] = []
         for i, data in enumerate(self._dbs):
             if nc == 0:
                 break
             try:
-                self._element(i, data, ctx, waves, frames[0].p[i, :2], g, slow, fast)
+                newman.append(self._element(i, data, ctx, waves, frames[0].p[i, :2], g,
+                                            slow, fast))
             except ElementError:
                 raise
             except ModelError as exc:
                 raise ElementError(exc.message, exc.path, i) from None
-            any_fast = any_fast or bool(self._params[i].get("sum_frequency"))
         self.slow = factorised(slow, omega, True)
-        self.fast = factorised(fast, omega, False) if any_fast else \
-            factorised(np.zeros((0, 0, 0)), np.zeros(0), False)
+        for part in newman:
+            self.slow = self.slow.joined(part)
+        self.fast = factorised(fast, omega, False)
         self.slow_record = self.slow.record(ctx.span, m)
         self.fast_record = self.fast.record(ctx.span, m)
 
     def _element(self, i: int, data: HydroDatabase, ctx: ForceContext, waves: Any,
-                 place: Array, g: float, slow: Array, fast: Array) -> None:
+                 place: Array, g: float, slow: Array, fast: Array) -> PairSum:
         """Element ``i``'s mean drift and damping (its body's initial horizontal place
-        ``place``), and its pair matrices into the columns of ``slow`` and ``fast``."""
+        ``place``), its pair matrices into the columns of ``slow`` and ``fast``; returns
+        its Newman pair sum (empty for another method)."""
         omega = np.asarray(waves.omega, dtype=float)
         nc = omega.size
         db = in_environment(data, ctx)
@@ -197,6 +203,7 @@ class WaveDrift(DatasetForce):
         shift = np.exp(1j * k * (np.cos(heading) * offset[0] + np.sin(heading) * offset[1]))
         a = np.asarray(waves.amplitude) * np.exp(1j * np.asarray(waves.phase)) * shift
         cols = slice(6 * i, 6 * i + 6)
+        part = factorised(np.zeros((nc, nc, 0)), omega, True)
         method = slow_method(db, p)
         so = db.second_order
         assert so is not None  # (_check)
@@ -216,7 +223,8 @@ class WaveDrift(DatasetForce):
             D = mean_drift_at(table, omega, heading, where)
             self.mean[cols] = np.abs(a) ** 2 @ D
             if method == "newman":
-                slow[:, :, cols] = pair_matrices(a, newman_qtf(D).astype(complex), True)
+                keep = _dof_mask(p.get("dofs"))
+                part = newman_sum(a, D * keep, omega, 6 * i + np.arange(6))
         if p.get("sum_frequency"):
             assert so.qtf_sum is not None
             fast[:, :, cols] = pair_matrices(a, qtf_at(so.qtf_sum, omega, heading, where),
@@ -228,10 +236,13 @@ class WaveDrift(DatasetForce):
             slope = mean_drift_at(table, omega, heading, where, slope=True)
             self.damping[cols] = drift_damping(a, omega, heading, D, slope, g)
         off = 6 * i + np.flatnonzero(~_dof_mask(p.get("dofs")))
-        slow[:, :, off] = 0.0
-        fast[:, :, off] = 0.0
+        if slow.shape[2]:
+            slow[:, :, off] = 0.0
+        if fast.shape[2]:
+            fast[:, :, off] = 0.0
         self.mean[off] = 0.0
         self.damping[off] = 0.0
+        return part
 
     @property
     def ranks(self) -> tuple[int, int]:

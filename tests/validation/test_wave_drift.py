@@ -26,6 +26,7 @@ from frylinks_marine.drift_loads import (
     factorised,
     mean_drift_at,
     newman_qtf,
+    newman_sum,
     pair_matrices,
     qtf_at,
 )
@@ -165,6 +166,14 @@ def test_newman_equals_the_full_qtf_where_the_qtf_is_newman_like() -> None:
     assert fn.rank <= 2 * 6 and nw > 2
     np.testing.assert_allclose(fq.at(t, 6)[0], fn.at(t, 6)[0], rtol=0,
                                atol=1e-9 * np.abs(fn.at(t, 6)[0]).max())
+    # the force's own Newman sum, one rank a DOF made without the N x N matrix
+    D_w = mean_drift_at(D, w, np.zeros(40), "x")
+    made = newman_sum(a, D_w, w, np.arange(6))
+    assert made.rank <= 6
+    np.testing.assert_allclose(made.at(t, 6)[0], fn.at(t, 6)[0], rtol=0,
+                               atol=1e-9 * np.abs(fn.at(t, 6)[0]).max())
+    np.testing.assert_allclose(made.at(t, 6)[1], fn.at(t, 6)[1], rtol=0,
+                               atol=1e-9 * np.abs(fn.at(t, 6)[1]).max())
 
 
 def _held_platform(waves: dict, **drift: object) -> frylinks.System:
