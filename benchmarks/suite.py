@@ -290,7 +290,11 @@ OC4_QTF = {"forces.drift.method": "qtf",
            "environment.waves.spreading": {"type": "wrapped_normal", "sigma_deg": 10.0}}
 
 
-def wave_loads(quick: bool) -> None:
+#: The cases :func:`wave_loads` times, by name.
+WAVE_CASES = ("moored_buoy_drift", "point_absorber", "oc4_semi")
+
+
+def wave_loads(quick: bool, names: tuple[str, ...] = WAVE_CASES) -> None:
     """The sea states with precomputed wave-load records, timed as ``frylinks run``
     runs them over 3 hours (extrapolated from ``seconds``): the moored buoy with
     Newman slow drift and drift damping (``cases/moored_buoy_drift.yaml``) at dt = 0.01,
@@ -303,6 +307,8 @@ def wave_loads(quick: bool) -> None:
             ("moored_buoy_drift", 0.01, 60.0 if quick else 600.0, 60.0, None),
             ("point_absorber", None, 300.0 if quick else 1800.0, 3.0, None),
             ("oc4_semi", None, 600.0 if quick else 10800.0, 300.0, OC4_QTF)):
+        if name not in names:
+            continue
         case = cases / f"{name}.yaml"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # (the data's grid checks, the one heading)
@@ -410,6 +416,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="simulated seconds of the moored buoy (default 20; 10800 "
                              "for the whole 3 hours)")
     parser.add_argument("--no-peers", action="store_true", help="frylinks only")
+    parser.add_argument("--wave-cases", nargs="+", default=list(WAVE_CASES),
+                        choices=WAVE_CASES, help="the wave-load cases timed (default: all)")
     parser.add_argument("--wave-loads", action="store_true",
                         help="only the sea states with wave-load records: the moored buoy "
                              "with slow drift and the point absorber over 3 hours "
@@ -423,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
                              "--quick: up to 1000)")
     args = parser.parse_args(argv)
     if args.wave_loads:
-        wave_loads(args.quick)
+        wave_loads(args.quick, tuple(args.wave_cases))
         return 0
     single = 2.0 if args.quick else 10.0
     buoy = args.buoy_seconds or (5.0 if args.quick else 20.0)
@@ -488,7 +496,7 @@ def main(argv: list[str] | None = None) -> int:
           f"samples to a netCDF file): {r['wall']:.1f} s wall, {r['start']:.2f} s of it "
           f"the start -> 3 hours in {r['hours']:.0f} s wall (target < 60 s); {r['status']}")
     print()
-    wave_loads(args.quick)
+    wave_loads(args.quick, tuple(args.wave_cases))
     from frylinks.kernel_cache import cache_dir
 
     r = start_up(kernels=cache_dir() if args.quick else None)
