@@ -116,7 +116,7 @@ def _covered(table: DriftTable, omega: Array, heading: Array, where: str) -> Non
     if omega.size and (omega.min() < lo - slack or omega.max() > hi + slack):
         given = np.flatnonzero(~np.isnan(table.values).all(
             axis=tuple(range(table.values.ndim - 1))))
-        dofs = ", ".join(_dof_name(d) for d in given)
+        dofs = ", ".join(_dof_name(int(d)) for d in given)
         raise ModelError(
             f"{where}: the {KINDS[table.kind]} data ({dofs}) cover {lo:.4g} to {hi:.4g} rad/s "
             f"({2 * math.pi / hi:.3g} to {2 * math.pi / lo:.3g} s); the sea's components "

@@ -191,7 +191,8 @@ def save_compressed(ds: xr.Dataset, path: Path) -> None:
     out = separate_complex_values(ds)
     for dim in ("radiating_dof", "influenced_dof"):
         out[dim] = out[dim].astype("str")
-    encoding = {name: {"zlib": True, "complevel": 9} for name in out.data_vars}
+    encoding: dict[str, dict[str, object]] = {
+        name: {"zlib": True, "complevel": 9} for name in out.data_vars}
     encoding.update({dim: {"dtype": "U"} for dim in ("radiating_dof", "influenced_dof")})
     out.to_netcdf(path, encoding=encoding)
 
