@@ -100,3 +100,34 @@ def test_hydrodynamics_cog_moves_a_wamit_runs_moments_to_the_cog(tmp_path: Path)
     np.testing.assert_allclose(about_cog[3], about_origin[3] - 13.46 * about_origin[1],
                                rtol=1e-9, atol=1e-6 * abs(about_origin[4]))
     assert abs(about_cog[4] - about_origin[4]) > 0.1 * abs(about_origin[4])
+
+
+def test_tables_interpolate_exactly_what_is_linear_in_frequency_and_heading() -> None:
+    """A QTF and a mean drift table made of a function linear in each frequency and
+    each heading are reproduced exactly between their points (bilinear interpolation
+    over frequency pairs and heading pairs), and the mean drift's slope is that
+    function's derivative."""
+    from frylinks_marine.drift_loads import mean_drift_at, qtf_at
+    from frylinks_marine.second_order import DriftTable
+
+    w = np.linspace(0.3, 2.0, 6)
+    b = np.radians([0.0, 90.0, 180.0, 270.0])
+
+    def f(wi, wj, bi, bj):  # (linear in each argument, complex, a DOF apart)
+        base = (1 + 2 * wi - wj + 1j * wi * wj) * (1 + 0.3 * bi) * (2 - 0.1 * bj)
+        return base[..., None] * np.arange(1, 7)
+
+    grid = f(*np.meshgrid(w, w, b, b, indexing="ij"))
+    qtf = DriftTable(w, b, grid, "difference")
+    rng = np.random.default_rng(4)
+    om = rng.uniform(0.3, 2.0, 9)
+    hd = rng.choice(np.radians([10.0, 45.0, 135.0, 200.0]), 9)
+    got = qtf_at(qtf, om, hd, "test")
+    exact = f(om[:, None], om[None, :], hd[:, None], hd[None, :])
+    np.testing.assert_allclose(got, exact, rtol=1e-12)
+    drift = DriftTable(w, b, (3 * w[:, None] + b[None, :])[..., None] * np.ones(6),
+                       "mean_drift")
+    np.testing.assert_allclose(mean_drift_at(drift, om, hd, "test")[:, 0], 3 * om + hd,
+                               rtol=1e-12)
+    np.testing.assert_allclose(mean_drift_at(drift, om, hd, "test", slope=True)[:, 0], 3.0,
+                               rtol=1e-12)

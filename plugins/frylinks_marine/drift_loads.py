@@ -125,10 +125,15 @@ def _covered(table: DriftTable, omega: Array, heading: Array, where: str) -> Non
             "hydrodynamics")
 
 
-def _heading_rows(table: DriftTable, heading: Array, where: str) -> list[list[tuple[int, float]]]:
-    """Per component, the table's headings and weights at its heading; with a table of
-    one heading, that heading for every component (said in a warning when the sea's
-    headings differ from it by more than 1 degree)."""
+def _heading_corners(table: DriftTable, heading: Array, where: str
+                     ) -> tuple[Array, Array]:
+    """Per component, the table's two headings either side of its own and their weights,
+    ``(index (nc, 2), weight (nc, 2))`` (a stored heading: itself with weight 1 and a
+    second corner of weight 0); with a table of one heading, that heading for every
+    component (said in a warning when the sea's headings differ from it by more than 1
+    degree)."""
+    nc = heading.size
+    index, weight = np.zeros((nc, 2), dtype=np.int64), np.zeros((nc, 2))
     if table.headings.size == 1:
         off = np.abs(np.mod(heading - table.headings[0] + math.pi, 2 * math.pi) - math.pi)
         if off.size and off.max() > math.radians(1.0):
@@ -137,9 +142,26 @@ def _heading_rows(table: DriftTable, heading: Array, where: str) -> list[list[tu
                 f"({math.degrees(table.headings[0]):g} deg); it serves every component, "
                 f"up to {math.degrees(off.max()):.3g} deg away from it", UserWarning,
                 stacklevel=4)
-        return [[(0, 1.0)] for _ in heading]
-    return [heading_weights(table.headings, float(b), "linear", f"{where}: ")
-            for b in heading]
+        weight[:, 0] = 1.0
+        return index, weight
+    for b in np.unique(heading):  # (a long-crested sea: one call)
+        rows = heading_weights(table.headings, float(b), "linear", f"{where}: ")
+        pick = heading == b
+        for k, (h, w) in enumerate(rows):
+            index[pick, k], weight[pick, k] = h, w
+    return index, weight
+
+
+def _corners(table: DriftTable, omega: Array, heading: Array, where: str
+             ) -> tuple[list[tuple[Array, Array]], Array, Array]:
+    """The four (frequency, heading) corners of linear interpolation at each component,
+    as ``[(frequency index, heading index), ...]`` with their weights ``(4, nc)``, and the
+    width of each component's frequency interval."""
+    i0, i1, s, _ = linear_weights(omega, table.omega)
+    h, hw = _heading_corners(table, heading, where)
+    corners = [(i0, h[:, 0]), (i0, h[:, 1]), (i1, h[:, 0]), (i1, h[:, 1])]
+    weights = np.array([(1 - s) * hw[:, 0], (1 - s) * hw[:, 1], s * hw[:, 0], s * hw[:, 1]])
+    return corners, weights, table.omega[i1] - table.omega[i0]
 
 
 def _dof_name(d: int) -> str:
@@ -169,15 +191,11 @@ def mean_drift_at(table: DriftTable, omega: Array, heading: Array, where: str,
     _covered(table, omega, heading, where)
     dofs = _used_dofs(table, where)
     values = np.nan_to_num(table.values.real)
-    i0, i1, s, _ = linear_weights(omega, table.omega)
-    width = table.omega[i1] - table.omega[i0]
-    out = np.zeros((omega.size, values.shape[-1]))
-    for c, rows in enumerate(_heading_rows(table, heading, where)):
-        for h, weight in rows:
-            if slope:
-                out[c] += weight * (values[i1[c], h] - values[i0[c], h]) / width[c]
-            else:
-                out[c] += weight * ((1.0 - s[c]) * values[i0[c], h] + s[c] * values[i1[c], h])
+    corners, weights, width = _corners(table, omega, heading, where)
+    if slope:  # d/dw of the linear interpolant: +-1 / width on the upper/lower corners
+        sign = np.array([-1.0, -1.0, 1.0, 1.0])[:, None]
+        weights = sign * (weights[[0, 1, 0, 1]] + weights[[2, 3, 2, 3]]) / width
+    out = sum(w[:, None] * values[f, h] for (f, h), w in zip(corners, weights, strict=True))
     keep = np.zeros(values.shape[-1], dtype=bool)
     keep[dofs] = True
     out[:, ~keep] = 0.0
@@ -190,31 +208,14 @@ def qtf_at(table: DriftTable, omega: Array, heading: Array, where: str) -> Array
     _covered(table, omega, heading, where)
     dofs = _used_dofs(table, where)
     values = np.nan_to_num(table.values)
-    i0, i1, s, _ = linear_weights(omega, table.omega)
-    nc, n = omega.size, values.shape[-1]
-    rows = _heading_rows(table, heading, where)
-    # the heading pairs, by groups of components sharing their heading weights
-    groups: dict[tuple[tuple[int, float], ...], list[int]] = {}
-    for c, r in enumerate(rows):
-        groups.setdefault(tuple(r), []).append(c)
-    out = np.zeros((nc, nc, n), dtype=complex)
-    for ri, ci in groups.items():
-        for rj, cj in groups.items():
-            a, b = np.array(ci), np.array(cj)
-            block = np.zeros((a.size, b.size, n), dtype=complex)
-            for hi, wi in ri:
-                for hj, wj in rj:
-                    v = values[:, :, hi, hj]
-                    block += wi * wj * (
-                        ((1 - s[a])[:, None, None] * (1 - s[b])[None, :, None])
-                        * v[np.ix_(i0[a], i0[b])]
-                        + ((1 - s[a])[:, None, None] * s[b][None, :, None])
-                        * v[np.ix_(i0[a], i1[b])]
-                        + (s[a][:, None, None] * (1 - s[b])[None, :, None])
-                        * v[np.ix_(i1[a], i0[b])]
-                        + (s[a][:, None, None] * s[b][None, :, None]) * v[np.ix_(i1[a], i1[b])])
-            out[np.ix_(a, b)] = block
-    keep = np.zeros(n, dtype=bool)
+    corners, weights, _ = _corners(table, omega, heading, where)
+    # the sixteen corner pairs of the bilinear interpolation in (w_i, b_i) x (w_j, b_j)
+    out = np.zeros((omega.size, omega.size, values.shape[-1]), dtype=complex)
+    for (fi, hi), wi in zip(corners, weights, strict=True):
+        for (fj, hj), wj in zip(corners, weights, strict=True):
+            out += np.outer(wi, wj)[:, :, None] * values[fi[:, None], fj[None, :],
+                                                         hi[:, None], hj[None, :]]
+    keep = np.zeros(values.shape[-1], dtype=bool)
     keep[dofs] = True
     out[..., ~keep] = 0.0
     return out

@@ -147,6 +147,8 @@ class WaveDrift(DatasetForce):
         self.fast: PairSum = factorised(np.zeros((0, 0, 0)), np.zeros(0), False)
         self.slow_record = self.fast_record = ForceRecord.empty(m)
         self._ramp = wave_params(math.inf, 0.0, np.zeros(3))
+        #: the kernels' room for the four parts (written a call, never read across calls)
+        self._work = np.zeros((4, m))
         self._rho = [float(db.rho) for db in self._dbs]
 
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
@@ -258,7 +260,7 @@ class WaveDrift(DatasetForce):
         return (np.ascontiguousarray(self.mean), self._ramp,
                 np.ascontiguousarray(self.damping),
                 *self.slow.kernel_data(), *self.slow_record.kernel_data(),
-                *self.fast.kernel_data(), *self.fast_record.kernel_data())
+                *self.fast.kernel_data(), *self.fast_record.kernel_data(), self._work)
 
 
 WaveDrift.kernels = ForceKernels(wave_drift_force, outputs=wave_drift_outputs)

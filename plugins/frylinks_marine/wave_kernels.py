@@ -345,38 +345,35 @@ def pair_sum_add(pre: Array, pim: Array, qre: Array, qim: Array, sigma: Array, c
 
 
 @kernel
-def wave_drift_parts(data: tuple[Any, ...], t: float, v: Array, static: bool, mean: Array,
-                     slow: Array, fast: Array, damped: Array) -> None:
-    """The parts of ``wave_drift`` ``(m,)`` each at ``t``: mean drift, slow drift,
-    sum-frequency load and drift damping ``-B v`` (``v`` the bodies' velocities
-    ``(n, 3)``), ramped by ``r(t)^2``; in statics the mean drift only. ``data`` as
-    :func:`wave_drift_force`."""
+def wave_drift_parts(data: tuple[Any, ...], t: float, v: Array, static: bool,
+                     parts: Array) -> None:
+    """The parts of ``wave_drift`` at ``t`` into the rows of ``parts`` ``(4, m)``: mean
+    drift, slow drift, sum-frequency load and drift damping ``-B v`` (``v`` the bodies'
+    velocities ``(n, 3)``), ramped by ``r(t)^2``; in statics the mean drift only. ``data``
+    as :func:`wave_drift_force`."""
     (const, params, damping,
      a_pre, a_pim, a_qre, a_qim, a_sigma, a_col, a_omega, a_flags, a_grid, a_values, a_rates,
      b_pre, b_pim, b_qre, b_qim, b_sigma, b_col, b_omega, b_flags, b_grid, b_values,
-     b_rates) = data
+     b_rates, _) = data
     r = wave_ramp(params, t)[0]
     r2 = r * r
+    # the slow-drift sum holds the diagonal, the mean, too: taken off where there is one
+    has_slow = not static and len(a_sigma) > 0
     for j in range(len(const)):
-        mean[j] = r2 * const[j]
-        slow[j] = -mean[j]  # (the record holds the mean too)
-        fast[j] = 0.0
-        damped[j] = 0.0
-    if static:
-        for j in range(len(const)):
-            slow[j] = 0.0
-    else:
-        pair_sum_add(a_pre, a_pim, a_qre, a_qim, a_sigma, a_col, a_omega, a_flags, a_grid,
-                     a_values, a_rates, t, r2, slow)
+        parts[0, j] = r2 * const[j]
+        parts[1, j] = -parts[0, j] if has_slow else 0.0
+        parts[2, j] = 0.0
+        parts[3, j] = 0.0
+    if not static:
+        if has_slow:
+            pair_sum_add(a_pre, a_pim, a_qre, a_qim, a_sigma, a_col, a_omega, a_flags, a_grid,
+                         a_values, a_rates, t, r2, parts[1])
         if len(b_sigma) > 0:
             pair_sum_add(b_pre, b_pim, b_qre, b_qim, b_sigma, b_col, b_omega, b_flags, b_grid,
-                         b_values, b_rates, t, r2, fast)
-        if a_values.shape[0] == 0 and len(a_sigma) == 0:
-            for j in range(len(const)):
-                slow[j] = 0.0  # (no slow drift: method mean)
+                         b_values, b_rates, t, r2, parts[2])
         for j in range(len(const)):
             i = j // 6
-            damped[j] = -r2 * (damping[j, 0] * v[i, 0] + damping[j, 1] * v[i, 1])
+            parts[3, j] = -r2 * (damping[j, 0] * v[i, 0] + damping[j, 1] * v[i, 1])
 
 
 @kernel
@@ -385,16 +382,16 @@ def wave_drift_force(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: f
                      force: Array, torque: Array) -> None:
     """``wave_drift``: mean + slow drift + sum-frequency load - drift damping, per element
     and DOF (:mod:`frylinks_marine.drift_loads`), with ``data = (mean (6 n,), params,
-    damping (6 n, 2), *slow, *sum)``: the mean drift, the wave field's parameters (its
-    ramp), Aranha's damping, and two factorised pair sums with their records
+    damping (6 n, 2), *slow, *sum, work)``: the mean drift, the wave field's parameters
+    (its ramp), Aranha's damping, two factorised pair sums with their records
     (:meth:`~frylinks_marine.drift_loads.PairSum.kernel_data`,
-    :meth:`~frylinks_marine.force_records.ForceRecord.kernel_data`)."""
-    m = len(data[0])
-    mean, slow, fast, damped = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
-    wave_drift_parts(data, t, frames[0].v, static, mean, slow, fast, damped)
-    for j in range(m):
+    :meth:`~frylinks_marine.force_records.ForceRecord.kernel_data`) and the force's own
+    ``(4, 6 n)`` work array for the parts (nothing allocated a call)."""
+    work = data[-1]
+    wave_drift_parts(data, t, frames[0].v, static, work)
+    for j in range(work.shape[1]):
         i, d = j // 6, j % 6
-        total = (mean[j] + slow[j]) + (fast[j] + damped[j])
+        total = (work[0, j] + work[1, j]) + (work[2, j] + work[3, j])
         if d < 3:
             force[i, 0, d] = total
         else:
@@ -406,12 +403,9 @@ def wave_drift_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
                        signals: Array, gravity: Array, states: Array, out: Array) -> None:
     """The ``wave_drift`` outputs into ``out (n, 24)``: mean, slow drift, sum-frequency and
     damping parts, 6 DOFs each."""
-    m = len(data[0])
-    mean, slow, fast, damped = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
-    wave_drift_parts(data, t, frames[0].v, False, mean, slow, fast, damped)
-    for j in range(m):
+    work = data[-1]
+    wave_drift_parts(data, t, frames[0].v, False, work)
+    for j in range(work.shape[1]):
         i, d = j // 6, j % 6
-        out[i, d] = mean[j]
-        out[i, 6 + d] = slow[j]
-        out[i, 12 + d] = fast[j]
-        out[i, 18 + d] = damped[j]
+        for k in range(4):
+            out[i, 6 * k + d] = work[k, j]

@@ -64,9 +64,9 @@ def _prepared(env: Environment, span: tuple[float, float] | None, **params: obje
 
 
 def _parts(force: WaveDrift, t: float) -> tuple[np.ndarray, ...]:
-    out = tuple(np.zeros(6) for _ in range(4))
-    wave_drift_parts(force.kernel_data(), t, np.zeros((1, 3)), False, *out)
-    return out
+    out = np.zeros((4, 6))
+    wave_drift_parts(force.kernel_data(), t, np.zeros((1, 3)), False, out)
+    return tuple(out)
 
 
 def _qtf() -> object:
@@ -138,8 +138,8 @@ def test_drift_damping_is_the_first_order_change_of_aranhas_drift() -> None:
         w - w * w / G * v, D.omega, D.values[:, 0, 0].real) * (height / 2) ** 2
     v = 1e-3
     expected = (drift(v) - drift(-v)) / 2  # the change at +v: -B v
-    out = tuple(np.zeros(6) for _ in range(4))
-    wave_drift_parts(force.kernel_data(), 0.0, np.array([[v, 0.0, 0.0]]), False, *out)
+    out = np.zeros((4, 6))
+    wave_drift_parts(force.kernel_data(), 0.0, np.array([[v, 0.0, 0.0]]), False, out)
     assert out[3][0] == pytest.approx(expected, rel=1e-3)
     assert out[3][0] < 0.0  # it resists the drift
 
