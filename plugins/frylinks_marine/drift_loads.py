@@ -413,12 +413,6 @@ def pair_matrices(a: Array, T: Array, difference: bool) -> Array:
     return a[:, None, None] * other[None, :, None] * T
 
 
-def newman_qtf(D: Array) -> Array:
-    """Newman's approximation ``T-_ij = (D_i + D_j) / 2`` ``(N, N, m)`` of mean drift
-    coefficients ``D`` ``(N, m)``."""
-    return 0.5 * (D[:, None, :] + D[None, :, :])
-
-
 def drift_damping(amplitude: Array, omega: Array, heading: Array, D: Array,
                   slope: Array, g: float) -> Array:
     """Aranha's wave drift damping ``B`` ``(m, 2)`` (module docstring): load column per

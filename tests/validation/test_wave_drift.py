@@ -25,7 +25,6 @@ from frylinks_marine.datasets import load_database
 from frylinks_marine.drift_loads import (
     factorised,
     mean_drift_at,
-    newman_qtf,
     newman_sum,
     pair_matrices,
     qtf_at,
@@ -142,6 +141,11 @@ def test_drift_damping_is_the_first_order_change_of_aranhas_drift() -> None:
     wave_drift_parts(force.kernel_data(), 0.0, np.array([[v, 0.0, 0.0]]), False, out)
     assert out[3][0] == pytest.approx(expected, rel=1e-3)
     assert out[3][0] < 0.0  # it resists the drift
+
+
+def newman_qtf(D: np.ndarray) -> np.ndarray:
+    """Newman's approximation written out: ``T-_ij = (D_i + D_j) / 2`` ``(N, N, m)``."""
+    return 0.5 * (D[:, None, :] + D[None, :, :])
 
 
 def test_newman_equals_the_full_qtf_where_the_qtf_is_newman_like() -> None:
