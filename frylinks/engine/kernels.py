@@ -91,22 +91,72 @@ class MassInverse(NamedTuple):
     W: Array        # (6 ng, 6 ng) C (I + S C)^-1
 
 
+class SolveRoom(NamedTuple):
+    """Every array the dense constraint solve of a step writes, made once per call of a
+    compiled step's entry (:func:`solve_room`): the kernels ``*_into`` below fill them
+    and allocate nothing (see :mod:`frylinks.jit`: an allocation, or a call that may
+    raise, costs a small model's step more than its arithmetic)."""
+
+    blocks: Array   # (nb, 6, 6) M_b^-1
+    coupled: Array  # (ng,) int: the coupled bodies (the core's)
+    W: Array        # (6 ng, 6 ng) C (I + S C)^-1
+    T: Array        # (6 ng, 6 ng) I + S C
+    Tw: Array       # (6 ng, 6 ng) work of its inversion
+    Ti: Array       # (6 ng, 6 ng) (I + S C)^-1
+    G: Array        # (nr, 6 nb) the constraint Jacobian
+    GM: Array       # (nr, 6 nb) G M_b^-1
+    A: Array        # (nr, nr) G M^-1 G^T
+    L: Array        # (nr, nr) the Cholesky factor of A, regularised
+    YW: Array       # (nr, 6 ng)
+    lam: Array      # (nr,) the multipliers of the accelerations
+    mu: Array       # (nr,) the multipliers of a correction
+    rhs: Array      # (nr,)
+    work: Array     # (4, nr)
+    t: Array        # (6 ng,)
+    a0: Array       # (nb, 6) M^-1 f
+    udot: Array     # (nb, 6) the accelerations
+    g: Array        # (nb, 6) G^T lam
+    h: Array        # (nb, 6) M^-1 G^T lam
+    du: Array       # (nb, 6) a correction
+    u: Array        # (nb, 6) the velocities
+
+
+def solve_room(core: tuple[Any, ...], nb: int) -> SolveRoom:
+    """Room for the dense solve of a model with ``nb`` bodies (``core``: its core data)."""
+    nr, coupled = core[6], core[12]
+    n = 6 * len(coupled)
+    return SolveRoom(
+        np.zeros((nb, 6, 6)), coupled, np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n)),
+        np.zeros((n, n)), np.zeros((nr, 6 * nb)), np.zeros((nr, 6 * nb)), np.zeros((nr, nr)),
+        np.zeros((nr, nr)), np.zeros((nr, n)), np.zeros(nr), np.zeros(nr), np.zeros(nr),
+        np.zeros((4, nr)), np.zeros(n), np.zeros((nb, 6)), np.zeros((nb, 6)),
+        np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)))
+
+
 @kernel
-def mass_inverse(core: tuple[Any, ...], b: BodyStates, nb: int) -> MassInverse:
-    """The inverse of the bodies' mass matrix, added mass included (module doc)."""
+def mass_inverse_into(core: tuple[Any, ...], b: BodyStates, nb: int, S: SolveRoom) -> None:
+    """The inverse of the bodies' mass matrix, added mass included (module doc), into
+    ``S.blocks`` and ``S.W``."""
     mass, inertia, inertia_inv, added, has_added = core[0], core[1], core[2], core[4], core[5]
-    Minv = np.zeros((nb, 6, 6))
-    block = np.empty((3, 3))
+    Minv = S.blocks
+    block = scratch2(3, 3)
+    M = scratch2(6, 6)
+    a = scratch2(6, 6)
     for i in range(nb):
+        for k in range(6):
+            for m in range(6):
+                Minv[i, k, m] = 0.0
         if has_added:
-            M = added[i].copy()
+            for k in range(6):
+                for m in range(6):
+                    M[k, m] = added[i, k, m]
             for k in range(3):
                 M[k, k] += mass[i]
             world_inertia(b.R[i], inertia[i], block)
             for k in range(3):
                 for m in range(3):
                     M[3 + k, 3 + m] += block[k, m]
-            copy_into(Minv[i], inverse(M))
+            inverse_into(M, a, Minv[i])
         else:
             for k in range(3):
                 Minv[i, k, k] = 1.0 / mass[i]
@@ -116,26 +166,39 @@ def mass_inverse(core: tuple[Any, ...], b: BodyStates, nb: int) -> MassInverse:
                     Minv[i, 3 + k, 3 + m] = block[k, m]
     coupled, C = core[12], core[14]
     n = 6 * len(coupled)
-    if n == 0:
-        return MassInverse(Minv, coupled, C)  # (C empty: nothing allocated)
-    W = np.zeros((n, n))
-    # I + S C, S = U M_b^-1 U^T block diagonal
-    T = np.eye(n)
-    for g in range(len(coupled)):
-        for i in range(6):
+    if n:
+        # I + S C, S = U M_b^-1 U^T block diagonal
+        T, W, Ti = S.T, S.W, S.Ti
+        for i in range(n):
+            for j in range(n):
+                T[i, j] = 1.0 if i == j else 0.0
+        for g in range(len(coupled)):
+            for i in range(6):
+                for j in range(n):
+                    s = 0.0
+                    for k in range(6):
+                        s += Minv[coupled[g], i, k] * C[6 * g + k, j]
+                    T[6 * g + i, j] += s
+        inverse_into(T, S.Tw, Ti)
+        for i in range(n):
             for j in range(n):
                 s = 0.0
-                for k in range(6):
-                    s += Minv[coupled[g], i, k] * C[6 * g + k, j]
-                T[6 * g + i, j] += s
-    Ti = inverse(T)
-    for i in range(n):
-        for j in range(n):
-            s = 0.0
-            for k in range(n):
-                s += C[i, k] * Ti[k, j]
-            W[i, j] = s
-    return MassInverse(Minv, coupled, W)
+                for k in range(n):
+                    s += C[i, k] * Ti[k, j]
+                W[i, j] = s
+        alive(T)
+        alive(W)
+        alive(Ti)
+    alive(Minv)
+    alive(S)
+
+
+def mass_inverse(core: tuple[Any, ...], b: BodyStates, nb: int) -> MassInverse:
+    """The inverse of the bodies' mass matrix, added mass included (module doc)."""
+    S = solve_room(core, nb)
+    mass_inverse_into(core, b, nb, S)
+    return MassInverse(S.blocks, S.coupled,
+                       S.W if len(S.coupled) else np.asarray(core[14]))
 
 
 @kernel
@@ -230,25 +293,33 @@ def add_rows(values: Array, velocity: Array, acceleration: Array, row_tau: Array
 
 
 @kernel
-def dense_G(core: tuple[Any, ...], values: Array, nb: int) -> Array:
+def dense_G_into(core: tuple[Any, ...], values: Array, G: Array) -> None:
     """The constraint Jacobian ``G`` ``(nb_rows, 6 nb)`` from the rows' 12 values each
     (the ground's columns dropped)."""
     rows, cols = core[9], core[10]
-    G = np.zeros((core[6], 6 * nb))
+    for r in range(G.shape[0]):
+        for c in range(G.shape[1]):
+            G[r, c] = 0.0
     for k in range(len(values)):
         if cols[k] >= 0:
             G[rows[k], cols[k]] = values[k]
+    alive(G)
+
+
+def dense_G(core: tuple[Any, ...], values: Array, nb: int) -> Array:
+    """The constraint Jacobian ``G`` ``(nb_rows, 6 nb)`` (:func:`dense_G_into`)."""
+    G = np.zeros((core[6], 6 * nb))
+    dense_G_into(core, values, G)
     return G
 
 
-@kernel
-def factor(G: Array, Minv: MassInverse) -> tuple[Array, Array, bool]:
-    """``A = G M^-1 G^T`` and the Cholesky factor of ``A + EPS diag(A)`` (lower);
-    False when it is not positive definite."""
+@helper
+def factor_into(S: SolveRoom) -> bool:
+    """``A = G M^-1 G^T`` into ``S.A`` and the Cholesky factor of ``A + EPS diag(A)``
+    (lower) into ``S.L``; False when it is not positive definite."""
+    G, blocks, coupled, W, GM, A, L = S.G, S.blocks, S.coupled, S.W, S.GM, S.A, S.L
     nr = G.shape[0]
-    blocks, coupled, W = Minv.blocks, Minv.coupled, Minv.W
     nb = blocks.shape[0]
-    GM = np.zeros((nr, 6 * nb))
     for r in range(nr):
         for b in range(nb):
             for j in range(6):
@@ -256,7 +327,6 @@ def factor(G: Array, Minv: MassInverse) -> tuple[Array, Array, bool]:
                 for i in range(6):
                     s += G[r, 6 * b + i] * blocks[b, i, j]
                 GM[r, 6 * b + j] = s
-    A = np.zeros((nr, nr))
     for r in range(nr):
         for c in range(nr):
             s = 0.0
@@ -266,7 +336,7 @@ def factor(G: Array, Minv: MassInverse) -> tuple[Array, Array, bool]:
     n = 6 * len(coupled)
     if n:
         # A -= Y W Y^T, Y = G M_b^-1 U^T: GM's columns of the coupled bodies
-        YW = np.zeros((nr, n))
+        YW = S.YW
         for r in range(nr):
             for j in range(n):
                 s = 0.0
@@ -279,11 +349,41 @@ def factor(G: Array, Minv: MassInverse) -> tuple[Array, Array, bool]:
                 for k in range(n):
                     s += YW[r, k] * GM[c, 6 * coupled[k // 6] + k % 6]
                 A[r, c] -= s
-    L = A.copy()
+        alive(YW)
+    for r in range(nr):
+        for c in range(nr):
+            L[r, c] = A[r, c]
     for r in range(nr):
         L[r, r] += EPS * A[r, r] + 1e-300
     ok = cholesky(L)
-    return A, L, ok
+    alive(G)
+    alive(blocks)
+    alive(coupled)
+    alive(W)
+    alive(GM)
+    alive(A)
+    alive(L)
+    alive(S)
+    return ok
+
+
+def _room_of(G: Array, Minv: MassInverse) -> SolveRoom:
+    """A :class:`SolveRoom` holding ``G`` and ``Minv`` (for the allocating kernels)."""
+    nr, nb = G.shape[0], Minv.blocks.shape[0]
+    n = 6 * len(Minv.coupled)
+    z = np.zeros
+    return SolveRoom(Minv.blocks, Minv.coupled, Minv.W, z((n, n)), z((n, n)), z((n, n)),
+                     np.ascontiguousarray(G, dtype=float), z((nr, 6 * nb)), z((nr, nr)),
+                     z((nr, nr)), z((nr, n)), z(nr), z(nr), z(nr), z((4, nr)), z(n),
+                     z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)))
+
+
+def factor(G: Array, Minv: MassInverse) -> tuple[Array, Array, bool]:
+    """``A = G M^-1 G^T`` and the Cholesky factor of ``A + EPS diag(A)`` (lower);
+    False when it is not positive definite (:func:`factor_into`)."""
+    S = _room_of(G, Minv)
+    ok = factor_into(S)
+    return S.A, S.L, ok
 
 
 @helper
@@ -313,13 +413,16 @@ def cholesky(A: Array) -> bool:
     return ok
 
 
-@kernel
-def inverse(M: Array) -> Array:
-    """Inverse of a small square matrix: Gauss-Jordan with partial pivoting (any mass
-    matrix a force type adds, symmetric or not; a singular one gives inf or nan)."""
+@helper
+def inverse_into(M: Array, a: Array, out: Array) -> None:
+    """Inverse of a small square matrix into ``out`` (``a``: work room of M's shape):
+    Gauss-Jordan with partial pivoting (any mass matrix a force type adds, symmetric or
+    not; a singular one gives inf or nan)."""
     n = M.shape[0]
-    a = M.copy()
-    out = np.eye(n)
+    for i in range(n):
+        for j in range(n):
+            a[i, j] = M[i, j]
+            out[i, j] = 1.0 if i == j else 0.0
     for c in range(n):
         p = c
         for r in range(c + 1, n):
@@ -340,6 +443,16 @@ def inverse(M: Array) -> Array:
                     for j in range(n):
                         a[r, j] -= m * a[c, j]
                         out[r, j] -= m * out[c, j]
+    alive(M)
+    alive(a)
+    alive(out)
+
+
+def inverse(M: Array) -> Array:
+    """Inverse of a small square matrix (:func:`inverse_into`)."""
+    M = np.ascontiguousarray(M, dtype=float)
+    out = np.empty_like(M)
+    inverse_into(M, np.empty_like(M), out)
     return out
 
 
@@ -363,28 +476,55 @@ def cho_solve_into(L: Array, b: Array, y: Array, x: Array) -> None:
     alive(x)
 
 
-@kernel
 def cho_solve(L: Array, b: Array) -> Array:
     """``x`` with ``L L^T x = b``."""
     x = np.empty(len(b))
-    cho_solve_into(L, b, np.empty(len(b)), x)
+    _cho_solve(L, np.ascontiguousarray(b, dtype=float), np.empty(len(b)), x)
     return x
 
 
 @kernel
+def _cho_solve(L: Array, b: Array, y: Array, x: Array) -> None:
+    cho_solve_into(L, b, y, x)
+
+
+@helper
+def multipliers_into(A: Array, L: Array, rhs: Array, work: Array, lam: Array) -> None:
+    """``lam`` with ``A lam = rhs``: the regularised solve, refined once (``work``
+    ``(4, n)``: room)."""
+    n = len(rhs)
+    first, res, y, fix = work[0], work[1], work[2], work[3]
+    cho_solve_into(L, rhs, y, first)
+    for i in range(n):  # (a loop: a BLAS call costs more than the product, this small)
+        s = rhs[i]
+        for k in range(n):
+            s -= A[i, k] * first[k]
+        res[i] = s
+    cho_solve_into(L, res, y, fix)
+    for i in range(n):
+        lam[i] = first[i] + fix[i]
+    alive(A)
+    alive(L)
+    alive(rhs)
+    alive(work)
+    alive(lam)
+
+
 def multipliers(A: Array, L: Array, rhs: Array) -> Array:
-    """``lam`` with ``A lam = rhs``: the regularised solve, refined once."""
-    lam = cho_solve(L, rhs)
-    res = rhs - A @ lam
-    return lam + cho_solve(L, res)
+    """``lam`` with ``A lam = rhs`` (:func:`multipliers_into`)."""
+    rhs = np.ascontiguousarray(rhs, dtype=float)
+    lam = np.empty(len(rhs))
+    multipliers_into(np.ascontiguousarray(A, dtype=float), np.ascontiguousarray(L, dtype=float),
+                     rhs, np.empty((4, len(rhs))), lam)
+    return lam
 
 
-@kernel
-def minv(Minv: MassInverse, f: Array) -> Array:
-    """``M^-1 f`` for ``f (nb, 6)``."""
-    blocks, coupled, W = Minv.blocks, Minv.coupled, Minv.W
+@helper
+def minv_into(blocks: Array, coupled: Array, W: Array, f: Array, out: Array, t: Array
+              ) -> None:
+    """``M^-1 f`` into ``out`` for ``f`` ``(nb, 6)`` (rows past nb ignored; ``t``:
+    room of ``6 ng``)."""
     nb = blocks.shape[0]
-    out = np.empty((nb, 6))
     for b in range(nb):
         for i in range(6):
             s = 0.0
@@ -394,7 +534,6 @@ def minv(Minv: MassInverse, f: Array) -> Array:
     n = 6 * len(coupled)
     if n:
         # out -= M_b^-1 U^T W U out
-        t = np.zeros(n)
         for i in range(n):
             s = 0.0
             for k in range(n):
@@ -407,52 +546,145 @@ def minv(Minv: MassInverse, f: Array) -> Array:
                 for j in range(6):
                     s += blocks[b, i, j] * t[6 * g + j]
                 out[b, i] -= s
+    alive(blocks)
+    alive(coupled)
+    alive(W)
+    alive(f)
+    alive(out)
+    alive(t)
+
+
+def minv(Minv: MassInverse, f: Array) -> Array:
+    """``M^-1 f`` for ``f (nb, 6)``."""
+    nb = Minv.blocks.shape[0]
+    out = np.empty((nb, 6))
+    minv_into(Minv.blocks, Minv.coupled, Minv.W, np.ascontiguousarray(f, dtype=float), out,
+              np.zeros(6 * len(Minv.coupled)))
     return out
 
 
-@kernel
+@helper
+def G_T_into(G: Array, lam: Array, out: Array) -> None:
+    """``G^T lam`` into ``out`` ``(nb, 6)``."""
+    for b in range(out.shape[0]):
+        for j in range(6):
+            out[b, j] = 0.0
+    for r in range(G.shape[0]):
+        for k in range(G.shape[1]):
+            out[k // 6, k % 6] += G[r, k] * lam[r]
+    alive(G)
+    alive(lam)
+    alive(out)
+
+
 def G_T(G: Array, lam: Array, nb: int) -> Array:
     """``G^T lam`` as ``(nb, 6)``."""
-    out = np.zeros(6 * nb)
-    for r in range(G.shape[0]):
-        for k in range(6 * nb):
-            out[k] += G[r, k] * lam[r]
-    return out.reshape(nb, 6)
+    out = np.empty((nb, 6))
+    G_T_into(np.ascontiguousarray(G, dtype=float), np.ascontiguousarray(lam, dtype=float), out)
+    return out
 
 
-@kernel
+@helper
+def G_dot_into(G: Array, u: Array, out: Array) -> None:
+    """``G u`` into ``out`` for ``u (nb, 6)``."""
+    nr, n = G.shape
+    for r in range(nr):  # (a loop: a BLAS call costs more than the product, this small)
+        s = 0.0
+        for k in range(n):
+            s += G[r, k] * u[k // 6, k % 6]
+        out[r] = s
+    alive(G)
+    alive(u)
+    alive(out)
+
+
 def G_dot(G: Array, u: Array) -> Array:
     """``G u`` for ``u (nb, 6)``."""
-    return G @ u.reshape(-1)
+    out = np.empty(G.shape[0])
+    G_dot_into(np.ascontiguousarray(G, dtype=float), np.ascontiguousarray(u, dtype=float),
+               out)
+    return out
 
 
-@kernel
+@helper
+def correction_into(S: SolveRoom, error: Array, du: Array) -> None:
+    """Smallest mass-weighted ``du (nb, 6)`` with ``G du = -error`` (``S`` factored)."""
+    multipliers_into(S.A, S.L, error, S.work, S.mu)
+    G_T_into(S.G, S.mu, S.g)
+    minv_into(S.blocks, S.coupled, S.W, S.g, du, S.t)
+    for b in range(du.shape[0]):
+        for j in range(6):
+            du[b, j] = -du[b, j]
+    alive(S)
+    alive(error)
+    alive(du)
+
+
 def correction(G: Array, Minv: MassInverse, A: Array, L: Array, error: Array) -> Array:
     """Smallest mass-weighted ``du (nb, 6)`` with ``G du = -error``."""
-    nb = Minv.blocks.shape[0]
-    return -minv(Minv, G_T(G, multipliers(A, L, error), nb))
+    S = _room_of(G, Minv)
+    S = S._replace(A=np.ascontiguousarray(A, dtype=float), L=np.ascontiguousarray(L, dtype=float))
+    du = np.empty((Minv.blocks.shape[0], 6))
+    correction_into(S, np.ascontiguousarray(error, dtype=float), du)
+    return du
 
 
 @kernel
+def accelerations_into(S: SolveRoom, f: Array, acc: Array) -> bool:
+    """Accelerations ``S.udot`` ``(nb, 6)`` and multipliers ``S.lam`` of
+    ``M u' = f + G^T lam``, ``G u' = acc`` (``f``: the bodies' rows first; ``S``: the
+    mass inverse and ``G`` made); False when the constraint system is singular (the
+    accelerations then without the constraints, the multipliers zero)."""
+    a0, udot, lam = S.a0, S.udot, S.lam
+    nb = a0.shape[0]
+    minv_into(S.blocks, S.coupled, S.W, f, a0, S.t)
+    ok = True
+    if len(lam) == 0:
+        ok = True
+    else:
+        ok = factor_into(S)
+    if ok and len(lam):
+        rhs = S.rhs
+        G_dot_into(S.G, a0, rhs)
+        for i in range(len(rhs)):
+            rhs[i] = acc[i] - rhs[i]
+        multipliers_into(S.A, S.L, rhs, S.work, lam)
+        G_T_into(S.G, lam, S.g)
+        minv_into(S.blocks, S.coupled, S.W, S.g, S.h, S.t)
+        for b in range(nb):
+            for j in range(6):
+                udot[b, j] = a0[b, j] + S.h[b, j]
+    else:
+        for i in range(len(lam)):
+            lam[i] = 0.0
+        for b in range(nb):
+            for j in range(6):
+                udot[b, j] = a0[b, j]
+    alive(S)
+    alive(f)
+    alive(acc)
+    alive(a0)
+    alive(udot)
+    alive(lam)
+    return ok
+
+
 def accelerations(G: Array, Minv: MassInverse, f: Array, acc: Array
                   ) -> tuple[Array, Array, bool]:
     """Accelerations ``(nb, 6)`` and multipliers of ``M u' = f + G^T lam``,
-    ``G u' = acc``; False when the constraint system is singular."""
-    nb = Minv.blocks.shape[0]
-    a0 = minv(Minv, f)
-    if G.shape[0] == 0:
-        return a0, np.zeros(0), True
-    A, L, ok = factor(G, Minv)
-    if not ok:
-        return a0, np.zeros(G.shape[0]), False
-    lam = multipliers(A, L, acc - G_dot(G, a0))
-    return a0 + minv(Minv, G_T(G, lam, nb)), lam, True
+    ``G u' = acc``; False when the constraint system is singular
+    (:func:`accelerations_into`)."""
+    S = _room_of(G, Minv)
+    ok = accelerations_into(S, np.ascontiguousarray(f, dtype=float),
+                            np.ascontiguousarray(acc, dtype=float))
+    return S.udot, S.lam, ok
 
 
 @kernel
 def quat_rate(q: Array, w: Array, out: Array) -> None:
     """``q' = 0.5 [0, w] * q`` for every body, into ``out (nb, 4)``."""
-    wq = np.zeros(4)
+    wq = scratch(4)
+    wq[0] = 0.0
     for i in range(len(q)):
         wq[1] = w[i, 0]
         wq[2] = w[i, 1]
@@ -462,11 +694,11 @@ def quat_rate(q: Array, w: Array, out: Array) -> None:
             out[i, j] = 0.5 * out[i, j]
 
 
-@kernel
+@helper
 def turn(q: Array, du: Array) -> None:
     """``q = exp(du) * q`` renormalised, in place, for every body."""
-    dq = np.empty(4)
-    out = np.empty(4)
+    dq = scratch(4)
+    out = scratch(4)
     for i in range(len(q)):
         rotvec_to_quat3(du[i, 3:], dq)
         quat_mul(dq, q[i], out)
@@ -522,23 +754,44 @@ def stage(y: Array, h: float, r: Array) -> Array:
 
 
 @kernel
-def rk4_combine(y: Array, dt: float, r: Array) -> Array:
-    """``y + dt/6 (r1 + 2 r2 + 2 r3 + r4)`` with the stage rates as rows of ``r``."""
-    return y + (dt / 6.0) * (r[0] + 2 * r[1] + 2 * r[2] + r[3])
+def rk4_combine_into(y: Array, dt: float, r: Array, out: Array) -> None:
+    """``y + dt/6 (r1 + 2 r2 + 2 r3 + r4)`` into ``out``, with the stage rates as rows
+    of ``r`` (in numpy's order of operations)."""
+    c = dt / 6.0
+    for i in range(len(y)):
+        out[i] = y[i] + c * (((r[0, i] + 2 * r[1, i]) + 2 * r[2, i]) + r[3, i])
+    alive(y)
+    alive(r)
+    alive(out)
 
 
 @kernel
 def rate(out: Array, nb: int, v: Array, q: Array, w: Array, udot: Array, zdot: Array
          ) -> None:
     """The ODE rate ``[v, q', u'_lin, u'_ang, z']`` into ``out``."""
+    wq = scratch(4)
+    qd = scratch(4)
+    wq[0] = 0.0
     for i in range(nb):
         for j in range(3):
             out[3 * i + j] = v[i, j]
             out[7 * nb + 3 * i + j] = udot[i, j]
             out[10 * nb + 3 * i + j] = udot[i, 3 + j]
-    quat_rate(q, w, out[3 * nb:7 * nb].reshape(nb, 4))
+        # q' = 0.5 [0, w] * q (as quat_rate)
+        wq[1] = w[i, 0]
+        wq[2] = w[i, 1]
+        wq[3] = w[i, 2]
+        quat_mul(wq, q[i], qd)
+        for j in range(4):
+            out[3 * nb + 4 * i + j] = 0.5 * qd[j]
     for i in range(len(zdot)):
         out[13 * nb + i] = zdot[i]
+    alive(out)
+    alive(v)
+    alive(q)
+    alive(w)
+    alive(udot)
+    alive(zdot)
 
 
 @kernel
@@ -570,20 +823,30 @@ def move(x: Array, q: Array, du: Array) -> None:
 
 
 @kernel
-def project_velocities(G: Array, Minv: MassInverse, A: Array, L: Array, v: Array, w: Array,
-                       velocity: Array) -> None:
-    """Velocities put on ``G u = velocity`` (mass-weighted least change), in place."""
+def project_velocities_into(S: SolveRoom, v: Array, w: Array, velocity: Array) -> None:
+    """Velocities put on ``G u = velocity`` (mass-weighted least change), in place
+    (``S`` factored)."""
     nb = len(v)
-    u = np.empty((nb, 6))
+    u, du, gu = S.u, S.du, S.rhs
     for i in range(nb):
         for j in range(3):
             u[i, j] = v[i, j]
             u[i, 3 + j] = w[i, j]
-    du = correction(G, Minv, A, L, G_dot(G, u) - velocity)
+    G_dot_into(S.G, u, gu)
+    for r in range(len(gu)):
+        gu[r] = gu[r] - velocity[r]
+    correction_into(S, gu, du)
     for i in range(nb):
         for j in range(3):
             v[i, j] += du[i, j]
             w[i, j] += du[i, 3 + j]
+    alive(S)
+    alive(v)
+    alive(w)
+    alive(velocity)
+    alive(u)
+    alive(du)
+    alive(gu)
 
 
 @kernel
@@ -660,14 +923,26 @@ def stages(n: int) -> Array:
 
 
 @kernel
-def rk4_stage(y: Array, t: float, dt: float, r: Array, st: int) -> tuple[Array, float]:
-    """The state and time of rk4's stage ``st`` (0-3) from the rates of the stages
-    before it (as :func:`frylinks.engine.integrators.rk4`)."""
+def rk4_stage_into(y: Array, t: float, dt: float, r: Array, st: int, out: Array) -> float:
+    """The state (into ``out``) and time of rk4's stage ``st`` (0-3) from the rates of
+    the stages before it (as :func:`frylinks.engine.integrators.rk4`)."""
+    t_out = t
     if st == 0:
-        return y.copy(), t
-    if st == 3:
-        return y + dt * r[2], t + dt
-    return y + 0.5 * dt * r[st - 1], t + 0.5 * dt
+        for i in range(len(y)):
+            out[i] = y[i]
+    elif st == 3:
+        for i in range(len(y)):
+            out[i] = y[i] + dt * r[2, i]
+        t_out = t + dt
+    else:
+        h = 0.5 * dt
+        for i in range(len(y)):
+            out[i] = y[i] + h * r[st - 1, i]
+        t_out = t + 0.5 * dt
+    alive(y)
+    alive(r)
+    alive(out)
+    return t_out
 
 
 # -------------------------------------------------------------------------- outputs

@@ -25,6 +25,12 @@ row_tau = np.zeros((nr, 6))
 residual = np.zeros(nr)
 f = np.zeros((nb + 1, 6))
 zdot = np.zeros(nz)
+SR = K.solve_room(C0, nb)
+RK = np.zeros((4, 13 * nb + nz))
+Yn = np.zeros(13 * nb + nz)
+Ys = np.zeros(13 * nb + nz)
+Vn = K.views(Yn, nb)
+Vs = K.views(Ys, nb)
 {links}
 {forces}"""
 
@@ -85,31 +91,38 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
     nr = C0[6]
     scale = C0[7]
     nz = len(y) - 13 * nb
-    r = K.stages(len(y))
+    r = RK
     static = False
     angle_out = angle_ref
     k = k0
     t_step = t
     phase = 0 if k0 < k1 else 4  # 0-3: rk4's stages, 4: report, 5: projection iterate
-    if phase == 4 and not want_report:
-        return K.OK, k, 0.0, 0.0, -1
+    going = not (phase == 4 and not want_report)
     good = True
-    new = y.copy()
+    new = Yn
+    K.assign(new, y)
+    ys = Ys
     t_new = t
     it = 0
     last = False
     kept_row = np.int64(0)  # (not the literal 0: one compile of keep_sample)
+    # one return, at the end: numba balances the step's reference counts only then
+    out_status = K.OK
+    out_a = 0.0
+    out_b = 0.0
+    out_row = -1
 {made}
-    while True:
+    while going:
         if phase < 4:
-            ys, t = K.rk4_stage(y, t_step, dt, r, phase)
+            t = K.rk4_stage_into(y, t_step, dt, r, phase, ys)
+            x, q, v, w, z = Vs
         elif phase == 4:
-            ys = y
             t = t_step
+            K.assign(ys, y)
+            x, q, v, w, z = Vs
         else:
-            ys = new
             t = t_new
-        x, q, v, w, z = K.views(ys, nb)
+            x, q, v, w, z = Vn
         positions = phase == 5
         angles = positions and it == 0
         springs = not positions
@@ -123,18 +136,21 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
             if nr:
                 worst, row = K.worst(residual)
                 if not worst <= {diverged} * scale:
-                    return K.VIOLATED, k, worst, 0.0, row
-                Minv = K.mass_inverse(C0, bs, nb)
-                G = K.dense_G(C0, values, nb)
-                A, Lc, ok = K.factor(G, Minv)
+                    out_status, out_a, out_b, out_row = K.VIOLATED, worst, 0.0, row
+                    break
+                K.mass_inverse_into(C0, bs, nb, SR)
+                K.dense_G_into(C0, values, SR.G)
+                ok = K.factor_into(SR)
                 if not ok:
-                    return K.SINGULAR, k, 0.0, 0.0, -1
+                    out_status, out_a, out_b, out_row = K.SINGULAR, 0.0, 0.0, -1
+                    break
                 if not (worst <= 1e-14 * scale or it == 4 or last):
-                    K.move(x, q, K.correction(G, Minv, A, Lc, residual))
+                    K.correction_into(SR, residual, SR.du)
+                    K.move(x, q, SR.du)
                     it += 1
                     last = worst < 1e-7 * scale
                     continue
-                K.project_velocities(G, Minv, A, Lc, v, w, velocity)
+                K.project_velocities_into(SR, v, w, velocity)
             K.assign(y, new)
             k += 1
             t_step = t_new
@@ -153,17 +169,21 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
             if want_report == K.REPORT_END:
                 phase = 4
                 continue
-            return K.OK, k, 0.0, 0.0, -1
-        Minv = K.mass_inverse(C0, bs, nb)
-        G = K.dense_G(C0, values, nb)
-        udot, lam, ok = K.accelerations(G, Minv, f[:nb], acceleration)
+            out_status, out_a, out_b, out_row = K.OK, 0.0, 0.0, -1
+            break
+        K.mass_inverse_into(C0, bs, nb, SR)
+        K.dense_G_into(C0, values, SR.G)
+        ok = K.accelerations_into(SR, f, acceleration)
+        udot = SR.udot
+        lam = SR.lam
         if phase == 4:
             K.report_reactions(out_links, C0[11], row_tau, lam)
             K.assign(out_udot, udot)
             K.assign(out_lam, lam)
             K.assign(out_zdot, zdot)
             if not ok:
-                return K.SINGULAR, k, 0.0, 0.0, -1
+                out_status, out_a, out_b, out_row = K.SINGULAR, 0.0, 0.0, -1
+                break
             if want_report == K.REPORT_SAMPLES and k > k0 and k % every == 0:
                 kept_row = K.keep_sample(kept, kept_row, x, q, v, w, z, angle_ref, out_links,
                                          out_forces, out_udot, out_lam, out_zdot, out_extra)
@@ -171,22 +191,26 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
                 phase = 0
                 good = True
                 continue
-            return K.OK, k, 0.0, 0.0, -1
+            out_status, out_a, out_b, out_row = K.OK, 0.0, 0.0, -1
+            break
         good = good and ok
         K.rate(r[phase], nb, v, q, w, udot, zdot)
         phase += 1
         if phase == 4:
             if not good:
-                return K.SINGULAR, k, 0.0, 0.0, -1
-            new = K.rk4_combine(y, dt, r)
+                out_status, out_a, out_b, out_row = K.SINGULAR, 0.0, 0.0, -1
+                break
+            K.rk4_combine_into(y, dt, r, new)
             status, a, b = K.check(new, nb, {max_distance}, {max_speed})
             if status != K.OK:
-                return status, k, a, b, -1
+                out_status, out_a, out_b, out_row = status, a, b, -1
+                break
             t_new = t0 + (k + 1) * dt
-            K.normalise(K.views(new, nb)[1])
+            K.normalise(Vn[1])
             it = 0
             last = False
             phase = 5
+    return out_status, k, out_a, out_b, out_row
 
 
 @kernel
@@ -319,9 +343,11 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
             out_forces[:] = 0.0
 {terms_ga}
         if phase == 2:
-            Minv = K.mass_inverse(C0, bs, nb)
-            G = K.dense_G(C0, values, nb)
-            ru, rl, ok = K.accelerations(G, Minv, f[:nb], acceleration)
+            K.mass_inverse_into(C0, bs, nb, SR)
+            K.dense_G_into(C0, values, SR.G)
+            ok = K.accelerations_into(SR, f, acceleration)
+            ru = SR.udot
+            rl = SR.lam
             K.report_reactions(out_links, C0[11], row_tau, rl)
             K.assign(out_udot, ru)
             K.assign(out_lam, rl)

@@ -62,6 +62,7 @@ from frylinks.jit import (
     quat_conj_mul,
     rotate3,
     rotate_back3,
+    scratch,
     signal_values,
     unwrap,
 )
@@ -373,11 +374,11 @@ def axis_twist(axis: Array, angle_ref: Array, master: NodeFrames, slave: NodeFra
     """Torque direction ``R_m g`` into ``direction (n, 3)``, the unwrapped twist about
     unit ``axis (n, 3)`` (master-node axes) and its rate ``g . Omega`` into ``(n,)``
     (module doc); ``angle_ref`` becomes the twist, in place."""
-    q = np.empty(4)
-    qa = np.empty(3)
-    g = np.empty(3)
-    dw = np.empty(3)
-    omega = np.empty(3)
+    q = scratch(4)
+    qa = scratch(3)
+    g = scratch(3)
+    dw = scratch(3)
+    omega = scratch(3)
     for i in range(len(angle)):
         quat_conj_mul(master.q[i], slave.q[i], q)
         a = axis[i]

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from frylinks.forces import ForceKernels
-from frylinks.jit import cross3, kernel, rotate3, signal_values
+from frylinks.jit import cross3, kernel, rotate3, scratch, signal_values
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
 
@@ -83,9 +83,9 @@ def evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float, si
     master, slave = frames[0], frames[1]
     value = np.empty(len(const))
     signal_values(const, slot, signals, 0, value)
-    f = np.empty(3)
-    r = np.empty(3)
-    moment = np.empty(3)
+    f = scratch(3)
+    r = scratch(3)
+    moment = scratch(3)
     for i in range(len(frame)):
         v = value[3 * i: 3 * i + 3]
         if frame[i] == 1:

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from frylinks.jit import kernel, quat_to_rotvec4
+from frylinks.jit import kernel, quat_to_rotvec4, scratch
 from frylinks.kinematics import Relative
 from frylinks.links import LinkKernels, LinkType, rotvec_displacement
 from frylinks.params import Param
@@ -105,7 +105,7 @@ def _tangents(n: Array, t1: Array, t2: Array) -> None:
 def rigid_constraints(data: tuple[Any, ...], rel: Relative, t: float, s0: Array, s1: Array,
                       s2: Array, angle_ref: Array, rows: Array, velocity: Array,
                       acceleration: Array) -> None:
-    n = np.empty(3)
+    n = scratch(3)
     for i in range(len(rows)):
         r = _direction(rel.d[i], n)
         v = rel.tau[i, 0:3]
@@ -134,10 +134,10 @@ def rigid_residual(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
 @kernel
 def rigid_coordinates(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
                       angle_ref: Array, gpos: Array, gvel: Array) -> None:
-    n = np.empty(3)
-    t1 = np.empty(3)
-    t2 = np.empty(3)
-    rv = np.empty(3)
+    n = scratch(3)
+    t1 = scratch(3)
+    t2 = scratch(3)
+    rv = scratch(3)
     for i in range(len(gpos)):
         r = _direction(rel.d[i], n)
         s = math.hypot(n[0], n[1])
@@ -159,9 +159,9 @@ def rigid_coordinates(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
 
 @kernel
 def rigid_free_basis(data: tuple[Any, ...], rel: Relative, out: Array) -> None:
-    n = np.empty(3)
-    t1 = np.empty(3)
-    t2 = np.empty(3)
+    n = scratch(3)
+    t1 = scratch(3)
+    t2 = scratch(3)
     for i in range(len(out)):
         _direction(rel.d[i], n)
         _tangents(n, t1, t2)

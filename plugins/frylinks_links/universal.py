@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from frylinks.jit import cross3, kernel, quat_to_matrix3, unwrap
+from frylinks.jit import cross3, kernel, quat_to_matrix3, scratch, scratch2, unwrap
 from frylinks.kinematics import Relative
 from frylinks.links import LinkKernels, LinkType, rotvec_displacement
 from frylinks.params import Param
@@ -73,7 +73,7 @@ def _turned(q: Array, g: int, R: Array, u: Array) -> None:
     """``R`` of the (normalised) relative rotation ``q`` and the turned second axis
     ``u = R e_g`` (master axes)."""
     s = 1.0 / math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    qn = np.empty(4)
+    qn = scratch(4)
     for j in range(4):
         qn[j] = q[j] * s
     quat_to_matrix3(qn, R)
@@ -85,11 +85,13 @@ def _turned(q: Array, g: int, R: Array, u: Array) -> None:
 def _angles(q: Array, f: int, g: int, R: Array, u: Array) -> tuple[float, float]:
     """Raw angles ``a`` (in (-pi, pi]) and ``b``; ``R`` and ``u = R e_g`` filled."""
     _turned(q, g, R, u)
-    eg = np.zeros(3)
+    eg = scratch(3)
+    eg[:] = 0.0
     eg[g] = 1.0
-    ef = np.zeros(3)
+    ef = scratch(3)
+    ef[:] = 0.0
     ef[f] = 1.0
-    tmp = np.empty(3)
+    tmp = scratch(3)
     cross3(eg, u, tmp)
     a = math.atan2(tmp[f], u[g])
     cross3(u, ef, tmp)
@@ -102,12 +104,13 @@ def universal_constraints(data: tuple[Any, ...], rel: Relative, t: float, s0: Ar
                           s1: Array, s2: Array, angle_ref: Array, rows: Array,
                           velocity: Array, acceleration: Array) -> None:
     first, second = data
-    R = np.empty((3, 3))
-    u = np.empty(3)
-    ef = np.zeros(3)
-    row = np.empty(3)
-    wu = np.empty(3)
-    wuf = np.empty(3)
+    R = scratch2(3, 3)
+    u = scratch(3)
+    ef = scratch(3)
+    ef[:] = 0.0
+    row = scratch(3)
+    wu = scratch(3)
+    wuf = scratch(3)
     for i in range(len(first)):
         f = first[i]
         _turned(rel.q_rel[i], second[i], R, u)
@@ -130,8 +133,8 @@ def universal_constraints(data: tuple[Any, ...], rel: Relative, t: float, s0: Ar
 def universal_residual(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
                        angle_ref: Array, out: Array) -> None:
     first, second = data
-    R = np.empty((3, 3))
-    u = np.empty(3)
+    R = scratch2(3, 3)
+    u = scratch(3)
     for i in range(len(first)):
         _turned(rel.q_rel[i], second[i], R, u)
         out[i, 0:3] = rel.d[i]
@@ -142,8 +145,8 @@ def universal_residual(data: tuple[Any, ...], rel: Relative, t: float, s0: Array
 def universal_coordinates(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
                           angle_ref: Array, gpos: Array, gvel: Array) -> None:
     first, second = data
-    R = np.empty((3, 3))
-    u = np.empty(3)
+    R = scratch2(3, 3)
+    u = scratch(3)
     for i in range(len(first)):
         a, b = _angles(rel.q_rel[i], first[i], second[i], R, u)
         w = rel.tau[i, 3:6]
@@ -156,8 +159,8 @@ def universal_coordinates(data: tuple[Any, ...], rel: Relative, t: float, s0: Ar
 @kernel
 def universal_free_basis(data: tuple[Any, ...], rel: Relative, out: Array) -> None:
     first, second = data
-    R = np.empty((3, 3))
-    u = np.empty(3)
+    R = scratch2(3, 3)
+    u = scratch(3)
     for i in range(len(first)):
         _turned(rel.q_rel[i], second[i], R, u)
         out[i] = 0.0
@@ -171,8 +174,8 @@ def universal_unwrap_angle(data: tuple[Any, ...], rel: Relative, angle_ref: Arra
                            out: Array) -> bool:
     """The first angle ``a``, unwrapped against the last accepted step's."""
     first, second = data
-    R = np.empty((3, 3))
-    u = np.empty(3)
+    R = scratch2(3, 3)
+    u = scratch(3)
     for i in range(len(first)):
         a, _ = _angles(rel.q_rel[i], first[i], second[i], R, u)
         out[i] = unwrap(a, angle_ref[i])

@@ -21,7 +21,7 @@ import numpy as np
 
 from frylinks.errors import ModelError
 from frylinks.forces import ForceContext, ForceKernels, ForceType
-from frylinks.jit import kernel
+from frylinks.jit import kernel, scratch
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
 
@@ -208,8 +208,8 @@ def linear_damping(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: flo
     """``F = -B xi'`` on each body."""
     (matrix,) = data
     f = frames[0]
-    u = np.empty(6)
-    gen = np.empty(6)
+    u = scratch(6)
+    gen = scratch(6)
     for i in range(len(matrix)):
         for k in range(3):
             u[k] = f.v[i, k]
@@ -226,8 +226,8 @@ def quadratic_damping(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: 
     """``F_i = -sum_j D_ij r_j |r_j|``, ``r`` the body's velocity relative to the current."""
     matrix, current = data
     f = frames[0]
-    r = np.empty(6)
-    gen = np.empty(6)
+    r = scratch(6)
+    gen = scratch(6)
     for i in range(len(matrix)):
         for k in range(3):
             r[k] = f.v[i, k] - current[k]
@@ -254,9 +254,9 @@ def linear_hydrostatics(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t
     """``F = W - K xi`` on each body, ``xi`` from the equilibrium pose."""
     stiffness, p_ref, q_ref, buoyancy = data
     f = frames[0]
-    xi = np.empty(6)
-    gen = np.empty(6)
-    work = np.empty(4)
+    xi = scratch(6)
+    gen = scratch(6)
+    work = scratch(4)
     for i in range(len(stiffness)):
         displacement6(f.p[i], f.q[i], p_ref[i], q_ref[i], work, xi)
         gen[:] = 0.0

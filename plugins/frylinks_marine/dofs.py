@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from frylinks.errors import ModelError
-from frylinks.jit import kernel, quat_to_rotvec4
+from frylinks.jit import kernel, quat_to_rotvec4, scratch
 from frylinks.params import MAX_MAGNITUDE, shown
 
 Array = np.ndarray
@@ -236,7 +236,7 @@ def displacement6(p: Array, q: Array, p_ref: Array, q_ref: Array, work: Array,
 @kernel
 def displacement_kernel(p: Array, q: Array, p_ref: Array, q_ref: Array, out: Array) -> None:
     """:func:`displacement6` of every element into ``out (n, 6)``."""
-    work = np.empty(4)
+    work = scratch(4)
     for i in range(len(p)):
         displacement6(p[i], q[i], p_ref[i], q_ref[i], work, out[i])
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from frylinks.errors import SimulationError
 from frylinks.forces import ForceContext, ForceKernels, ForceType, Output
-from frylinks.jit import kernel
+from frylinks.jit import kernel, scratch
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
 from frylinks.signals import SignalSpec
@@ -241,10 +241,10 @@ def mooring_matrix(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: flo
             if math.isnan(p_ref[i, 0]):
                 p_ref[i] = f.p[i]
             q_ref[i] = f.q[i]
-    xi = np.empty(6)
-    u = np.empty(6)
-    gen = np.empty(6)
-    work = np.empty(4)
+    xi = scratch(6)
+    u = scratch(6)
+    gen = scratch(6)
+    work = scratch(4)
     for i in range(n):
         displacement6(f.p[i], f.q[i], p_ref[i], q_ref[i], work, xi)
         for k in range(3):

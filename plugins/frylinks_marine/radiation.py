@@ -40,7 +40,7 @@ from threadpoolctl import threadpool_limits
 
 from frylinks.errors import ModelError
 from frylinks.forces import ForceContext, ForceKernels, ForceType
-from frylinks.jit import kernel
+from frylinks.jit import kernel, scratch
 from frylinks.kernel_cache import cache_dir
 from frylinks.kinematics import NodeFrames
 
@@ -684,14 +684,17 @@ def radiation_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
                        force: Array, torque: Array) -> None:
     """The radiation memory force ``-ratio C z`` at each COG (the ``-A_inf u'`` part is
     in the mass matrix)."""
-    n = len(data[3])
-    memory = np.empty((n, 6))
-    radiation_memory(data, states, memory)
-    gen = np.empty(6)
-    for i in range(n):
-        for k in range(6):
-            gen[k] = -memory[i, k]
-        put_wrench(gen, force[i, 0], torque[i, 0])
+    C, ratio, zstart, mstart, members = data[2], data[3], data[4], data[5], data[6]
+    gen = scratch(6)
+    for u in range(len(zstart) - 1):  # (as radiation_memory, element by element)
+        for m in range(mstart[u], mstart[u + 1]):
+            i = members[m]
+            for k in range(6):
+                acc = 0.0
+                for j in range(zstart[u], zstart[u + 1]):
+                    acc += C[6 * i + k, j] * states[j]
+                gen[k] = -(acc * ratio[i])
+            put_wrench(gen, force[i, 0], torque[i, 0])
 
 
 @kernel

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from frylinks.jit import helper, kernel
+from frylinks.jit import helper, kernel, scratch
 from frylinks.kinematics import NodeFrames
 
 Array = np.ndarray
@@ -287,8 +287,8 @@ def morison_force(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: floa
     ``z = 0``), with ``data = (diameter, length, cd, ca, volume, table, params, rho)``."""
     diameter, length, cd, ca, volume, table, params, rho = data
     f = frames[0]
-    u, a = np.empty(3), np.empty(3)
-    urn, an = np.empty(3), np.empty(3)
+    u, a = scratch(3), scratch(3)
+    urn, an = scratch(3), scratch(3)
     for i in range(len(diameter)):
         x, y, z = f.p[i, 0], f.p[i, 1], f.p[i, 2]
         if static:
