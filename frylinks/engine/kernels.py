@@ -119,18 +119,49 @@ class SolveRoom(NamedTuple):
     h: Array        # (nb, 6) M^-1 G^T lam
     du: Array       # (nb, 6) a correction
     u: Array        # (nb, 6) the velocities
+    rb: Array       # (nr, 2) int: the bodies of each row, ascending (-1: none)
+    nrb: Array      # (nr,) int: how many
+    nbr_start: Array  # (nr + 1,) int: each row's neighbours in nbr (CSR)
+    nbr: Array      # int: the rows that share a body with each row, ascending
+
+
+def row_pattern(row_bodies: Array, nr: int, nb: int) -> tuple[Array, Array, Array, Array]:
+    """The sparsity of ``G`` and ``A = G M^-1 G^T``: each row's bodies ``rb`` ``(nr, 2)``
+    (ascending, -1 padded) and their count ``nrb``, and the rows sharing a body with each
+    row (CSR ``nbr_start``, ``nbr``, ascending), from the ``(row, body)`` pairs
+    ``row_bodies`` ``(m, 2)`` (repeats allowed).
+
+    A row of ``G`` has nonzeros in the six columns of at most two bodies (its link's);
+    ``A[r, c]`` is nonzero only where rows ``r`` and ``c`` share a body. The kernels
+    below loop over those entries only, in the order of the dense loops they replace:
+    the products they skip are zeros, whose sum leaves every result bit for bit."""
+    import scipy.sparse as sp
+
+    pairs = np.unique(np.asarray(row_bodies, dtype=np.int64).reshape(-1, 2), axis=0)
+    rb = np.full((nr, 2), -1, dtype=np.int64)
+    nrb = np.zeros(nr, dtype=np.int64)
+    for r, b in pairs:  # (sorted by row, then body: ascending bodies)
+        rb[r, nrb[r]] = b
+        nrb[r] += 1
+    M = sp.csr_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(nr, max(nb, 1)))
+    N = (M @ M.T).tocsr()
+    N.sort_indices()
+    return rb, nrb, N.indptr.astype(np.int64), N.indices.astype(np.int64)
 
 
 def solve_room(core: tuple[Any, ...], nb: int) -> SolveRoom:
     """Room for the dense solve of a model with ``nb`` bodies (``core``: its core data)."""
     nr, coupled = core[6], core[12]
+    rows, cols = core[9], core[10]
+    keep = cols >= 0
+    pattern = row_pattern(np.stack([rows[keep], cols[keep] // 6], axis=1), nr, nb)
     n = 6 * len(coupled)
     return SolveRoom(
         np.zeros((nb, 6, 6)), coupled, np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n)),
         np.zeros((n, n)), np.zeros((nr, 6 * nb)), np.zeros((nr, 6 * nb)), np.zeros((nr, nr)),
         np.zeros((nr, nr)), np.zeros((nr, n)), np.zeros(nr), np.zeros(nr), np.zeros(nr),
         np.zeros((4, nr)), np.zeros(n), np.zeros((nb, 6)), np.zeros((nb, 6)),
-        np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)))
+        np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), *pattern)
 
 
 @kernel
@@ -297,9 +328,7 @@ def dense_G_into(core: tuple[Any, ...], values: Array, G: Array) -> None:
     """The constraint Jacobian ``G`` ``(nb_rows, 6 nb)`` from the rows' 12 values each
     (the ground's columns dropped)."""
     rows, cols = core[9], core[10]
-    for r in range(G.shape[0]):
-        for c in range(G.shape[1]):
-            G[r, c] = 0.0
+    # (G's other entries stay zero: every call writes the same entries)
     for k in range(len(values)):
         if cols[k] >= 0:
             G[rows[k], cols[k]] = values[k]
@@ -309,7 +338,7 @@ def dense_G_into(core: tuple[Any, ...], values: Array, G: Array) -> None:
 def dense_G(core: tuple[Any, ...], values: Array, nb: int) -> Array:
     """The constraint Jacobian ``G`` ``(nb_rows, 6 nb)`` (:func:`dense_G_into`)."""
     G = np.zeros((core[6], 6 * nb))
-    dense_G_into(core, values, G)
+    dense_G_into(core, np.ascontiguousarray(values, dtype=float), G)
     return G
 
 
@@ -318,20 +347,26 @@ def factor_into(S: SolveRoom) -> bool:
     """``A = G M^-1 G^T`` into ``S.A`` and the Cholesky factor of ``A + EPS diag(A)``
     (lower) into ``S.L``; False when it is not positive definite."""
     G, blocks, coupled, W, GM, A, L = S.G, S.blocks, S.coupled, S.W, S.GM, S.A, S.L
+    rb, nrb, nbr_start, nbr = S.rb, S.nrb, S.nbr_start, S.nbr
     nr = G.shape[0]
-    nb = blocks.shape[0]
+    # GM = G M_b^-1 (its other entries stay zero) and A = GM G^T, on their sparsity
+    # (row_pattern): a row's bodies, a row's neighbours
     for r in range(nr):
-        for b in range(nb):
+        for p in range(nrb[r]):
+            b = rb[r, p]
             for j in range(6):
                 s = 0.0
                 for i in range(6):
                     s += G[r, 6 * b + i] * blocks[b, i, j]
                 GM[r, 6 * b + j] = s
     for r in range(nr):
-        for c in range(nr):
+        for q in range(nbr_start[r], nbr_start[r + 1]):
+            c = nbr[q]
             s = 0.0
-            for k in range(6 * nb):
-                s += GM[r, k] * G[c, k]
+            for p in range(nrb[c]):
+                b = rb[c, p]
+                for i in range(6):
+                    s += GM[r, 6 * b + i] * G[c, 6 * b + i]
             A[r, c] = s
     n = 6 * len(coupled)
     if n:
@@ -363,25 +398,33 @@ def factor_into(S: SolveRoom) -> bool:
     alive(GM)
     alive(A)
     alive(L)
+    alive(rb)
+    alive(nrb)
+    alive(nbr_start)
+    alive(nbr)
     alive(S)
     return ok
 
 
-def _room_of(G: Array, Minv: MassInverse) -> SolveRoom:
-    """A :class:`SolveRoom` holding ``G`` and ``Minv`` (for the allocating kernels)."""
+def room_of(G: Array, Minv: MassInverse) -> SolveRoom:
+    """A :class:`SolveRoom` holding ``G`` and ``Minv`` (for the allocating kernels; the
+    sparsity from ``G``'s nonzero blocks)."""
+    G = np.ascontiguousarray(G, dtype=float)
     nr, nb = G.shape[0], Minv.blocks.shape[0]
     n = 6 * len(Minv.coupled)
     z = np.zeros
+    used = np.argwhere(np.abs(G.reshape(nr, nb, 6)).sum(axis=2) != 0.0)
     return SolveRoom(Minv.blocks, Minv.coupled, Minv.W, z((n, n)), z((n, n)), z((n, n)),
-                     np.ascontiguousarray(G, dtype=float), z((nr, 6 * nb)), z((nr, nr)),
+                     G, z((nr, 6 * nb)), z((nr, nr)),
                      z((nr, nr)), z((nr, n)), z(nr), z(nr), z(nr), z((4, nr)), z(n),
-                     z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)))
+                     z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)),
+                     *row_pattern(used, nr, nb))
 
 
 def factor(G: Array, Minv: MassInverse) -> tuple[Array, Array, bool]:
     """``A = G M^-1 G^T`` and the Cholesky factor of ``A + EPS diag(A)`` (lower);
     False when it is not positive definite (:func:`factor_into`)."""
-    S = _room_of(G, Minv)
+    S = room_of(G, Minv)
     ok = factor_into(S)
     return S.A, S.L, ok
 
@@ -564,15 +607,20 @@ def minv(Minv: MassInverse, f: Array) -> Array:
 
 
 @helper
-def G_T_into(G: Array, lam: Array, out: Array) -> None:
-    """``G^T lam`` into ``out`` ``(nb, 6)``."""
+def G_T_into(G: Array, rb: Array, nrb: Array, lam: Array, out: Array) -> None:
+    """``G^T lam`` into ``out`` ``(nb, 6)`` (``rb``, ``nrb``: each row's bodies,
+    :func:`row_pattern`)."""
     for b in range(out.shape[0]):
         for j in range(6):
             out[b, j] = 0.0
     for r in range(G.shape[0]):
-        for k in range(G.shape[1]):
-            out[k // 6, k % 6] += G[r, k] * lam[r]
+        for p in range(nrb[r]):
+            b = rb[r, p]
+            for i in range(6):
+                out[b, i] += G[r, 6 * b + i] * lam[r]
     alive(G)
+    alive(rb)
+    alive(nrb)
     alive(lam)
     alive(out)
 
@@ -580,20 +628,26 @@ def G_T_into(G: Array, lam: Array, out: Array) -> None:
 def G_T(G: Array, lam: Array, nb: int) -> Array:
     """``G^T lam`` as ``(nb, 6)``."""
     out = np.empty((nb, 6))
-    G_T_into(np.ascontiguousarray(G, dtype=float), np.ascontiguousarray(lam, dtype=float), out)
+    S = room_of(G, MassInverse(np.zeros((nb, 6, 6)), np.zeros(0, dtype=np.int64),
+                                np.zeros((0, 0))))
+    G_T_into(S.G, S.rb, S.nrb, np.ascontiguousarray(lam, dtype=float), out)
     return out
 
 
 @helper
-def G_dot_into(G: Array, u: Array, out: Array) -> None:
-    """``G u`` into ``out`` for ``u (nb, 6)``."""
-    nr, n = G.shape
-    for r in range(nr):  # (a loop: a BLAS call costs more than the product, this small)
+def G_dot_into(G: Array, rb: Array, nrb: Array, u: Array, out: Array) -> None:
+    """``G u`` into ``out`` for ``u (nb, 6)`` (``rb``, ``nrb``: each row's bodies,
+    :func:`row_pattern`)."""
+    for r in range(G.shape[0]):
         s = 0.0
-        for k in range(n):
-            s += G[r, k] * u[k // 6, k % 6]
+        for p in range(nrb[r]):
+            b = rb[r, p]
+            for i in range(6):
+                s += G[r, 6 * b + i] * u[b, i]
         out[r] = s
     alive(G)
+    alive(rb)
+    alive(nrb)
     alive(u)
     alive(out)
 
@@ -601,8 +655,10 @@ def G_dot_into(G: Array, u: Array, out: Array) -> None:
 def G_dot(G: Array, u: Array) -> Array:
     """``G u`` for ``u (nb, 6)``."""
     out = np.empty(G.shape[0])
-    G_dot_into(np.ascontiguousarray(G, dtype=float), np.ascontiguousarray(u, dtype=float),
-               out)
+    nb = G.shape[1] // 6
+    S = room_of(G, MassInverse(np.zeros((nb, 6, 6)), np.zeros(0, dtype=np.int64),
+                                np.zeros((0, 0))))
+    G_dot_into(S.G, S.rb, S.nrb, np.ascontiguousarray(u, dtype=float).reshape(nb, 6), out)
     return out
 
 
@@ -610,7 +666,7 @@ def G_dot(G: Array, u: Array) -> Array:
 def correction_into(S: SolveRoom, error: Array, du: Array) -> None:
     """Smallest mass-weighted ``du (nb, 6)`` with ``G du = -error`` (``S`` factored)."""
     multipliers_into(S.A, S.L, error, S.work, S.mu)
-    G_T_into(S.G, S.mu, S.g)
+    G_T_into(S.G, S.rb, S.nrb, S.mu, S.g)
     minv_into(S.blocks, S.coupled, S.W, S.g, du, S.t)
     for b in range(du.shape[0]):
         for j in range(6):
@@ -622,7 +678,7 @@ def correction_into(S: SolveRoom, error: Array, du: Array) -> None:
 
 def correction(G: Array, Minv: MassInverse, A: Array, L: Array, error: Array) -> Array:
     """Smallest mass-weighted ``du (nb, 6)`` with ``G du = -error``."""
-    S = _room_of(G, Minv)
+    S = room_of(G, Minv)
     S = S._replace(A=np.ascontiguousarray(A, dtype=float), L=np.ascontiguousarray(L, dtype=float))
     du = np.empty((Minv.blocks.shape[0], 6))
     correction_into(S, np.ascontiguousarray(error, dtype=float), du)
@@ -645,11 +701,11 @@ def accelerations_into(S: SolveRoom, f: Array, acc: Array) -> bool:
         ok = factor_into(S)
     if ok and len(lam):
         rhs = S.rhs
-        G_dot_into(S.G, a0, rhs)
+        G_dot_into(S.G, S.rb, S.nrb, a0, rhs)
         for i in range(len(rhs)):
             rhs[i] = acc[i] - rhs[i]
         multipliers_into(S.A, S.L, rhs, S.work, lam)
-        G_T_into(S.G, lam, S.g)
+        G_T_into(S.G, S.rb, S.nrb, lam, S.g)
         minv_into(S.blocks, S.coupled, S.W, S.g, S.h, S.t)
         for b in range(nb):
             for j in range(6):
@@ -674,7 +730,7 @@ def accelerations(G: Array, Minv: MassInverse, f: Array, acc: Array
     """Accelerations ``(nb, 6)`` and multipliers of ``M u' = f + G^T lam``,
     ``G u' = acc``; False when the constraint system is singular
     (:func:`accelerations_into`)."""
-    S = _room_of(G, Minv)
+    S = room_of(G, Minv)
     ok = accelerations_into(S, np.ascontiguousarray(f, dtype=float),
                             np.ascontiguousarray(acc, dtype=float))
     return S.udot, S.lam, ok
@@ -832,7 +888,7 @@ def project_velocities_into(S: SolveRoom, v: Array, w: Array, velocity: Array) -
         for j in range(3):
             u[i, j] = v[i, j]
             u[i, 3 + j] = w[i, j]
-    G_dot_into(S.G, u, gu)
+    G_dot_into(S.G, S.rb, S.nrb, u, gu)
     for r in range(len(gu)):
         gu[r] = gu[r] - velocity[r]
     correction_into(S, gu, du)

@@ -103,7 +103,10 @@ class ConstraintSolver:
             G = np.zeros((self.nb_rows, 6 * self.nb_bodies))
             G[self.rows, self.cols] = values
             self._G = G
-            A, L, ok = K.factor(G, _blocks_only(Minv))
+            S = K.room_of(G, _blocks_only(Minv))
+            ok = K.factor_into(S)
+            A, L = S.A, S.L
+            self._pattern = (S.rb, S.nrb)
             if not ok:
                 raise SimulationError("constraint system is singular: the matrix "
                                       "G M^-1 G^T is not positive definite")
@@ -153,7 +156,9 @@ class ConstraintSolver:
         if self._jit():
             from frylinks.engine import kernels as K
 
-            return np.asarray(K.G_dot(self._G, np.ascontiguousarray(u, dtype=float)))
+            out = np.empty(self.nb_rows)
+            K.G_dot_into(self._G, *self._pattern, np.ascontiguousarray(u, dtype=float), out)
+            return out
         return np.asarray(self._G @ u.reshape(-1))
 
     def minv(self, f: Array) -> Array:
@@ -191,8 +196,9 @@ class ConstraintSolver:
         if self._jit():
             from frylinks.engine import kernels as K
 
-            return np.asarray(K.G_T(self._G, np.ascontiguousarray(lam, dtype=float),
-                                    self.nb_bodies))
+            out = np.empty((self.nb_bodies, 6))
+            K.G_T_into(self._G, *self._pattern, np.ascontiguousarray(lam, dtype=float), out)
+            return out
         return np.asarray(self._G.T @ lam).reshape(self.nb_bodies, 6)
 
     def correction(self, error: Array) -> Array:
