@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from frylinks_marine import wetted as W
 from frylinks_marine.hydrostatics import HydrostaticsError, checked_mesh
 from frylinks_marine.mesh_checks import mesh_problems, signed_volume

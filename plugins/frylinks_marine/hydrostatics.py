@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from scipy.optimize import brentq
 
 from frylinks.errors import FrylinksError
@@ -139,8 +140,9 @@ def checked_mesh(points: Array, faces: Array, what: str) -> None:
         raise HydrostaticsError(f"{what}: mesh {'; '.join(problems)}")
 
 
-def hydrostatics(points: Array, faces: Array, mass: float, cog: Array, rho: float = 1025.0,
-                 g: float = 9.81, ref: Array | None = None) -> Hydrostatics:
+def hydrostatics(points: Array, faces: Array, mass: float, cog: npt.ArrayLike,
+                 rho: float = 1025.0, g: float = 9.81, ref: npt.ArrayLike | None = None,
+                 ) -> Hydrostatics:
     """Hydrostatics of a body at the pose its mesh is given in.
 
     Parameters
@@ -237,8 +239,8 @@ class RightingArms:
     buoyancy_centre: Array
 
 
-def righting_arms(points: Array, faces: Array, mass: float, cog: Array, rho: float,
-                  heels: Array, trim: float = 0.0) -> RightingArms:
+def righting_arms(points: Array, faces: Array, mass: float, cog: npt.ArrayLike,
+                  rho: float, heels: npt.ArrayLike, trim: float = 0.0) -> RightingArms:
     """GZ(heel): at each heel the body is sunk or raised until it displaces its mass
     (free sinkage, trim held at ``trim``), and GZ is the horizontal arm between the COG
     and the line of the buoyancy.

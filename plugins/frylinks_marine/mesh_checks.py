@@ -25,7 +25,7 @@ def _merged(points: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarr
     the panels close a surface, not how its points are numbered."""
     size = float(np.ptp(points, axis=0).max()) if len(points) else 1.0
     key = np.round(points / (size or 1.0), 9)
-    unique, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
     return points[first], inverse.reshape(-1)[faces]
 
 

@@ -11,18 +11,18 @@ from typing import Any
 
 import numpy as np
 import pytest
+from frylinks_marine.hydrostatics import hydrostatics, righting_arms, wetted_part
 from scipy.optimize import brentq
 from scipy.spatial.transform import Rotation
 
 from frylinks.model.geometry import shape_mesh
-from frylinks_marine.hydrostatics import hydrostatics, righting_arms, wetted_part
 
 RHO, G = 1025.0, 9.81
 pytestmark = pytest.mark.compiled
 
 
 def posed(spec: dict[str, Any], heel: float = 0.0, trim: float = 0.0,
-          centre: tuple[float, float, float] = (0.0, 0.0, 0.0), resolution: int = 24,
+          centre: Any = (0.0, 0.0, 0.0), resolution: int = 24,
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A shape's mesh turned by heel (x) then trim (y) about its centre, moved to
     ``centre``; also the rotation (scipy, independent of the code under test)."""
@@ -154,7 +154,7 @@ def test_box_submerged_and_dry() -> None:
     np.testing.assert_allclose(part.buoyancy_centre, [1.0, 2.0, -5.0], atol=1e-12)
     np.testing.assert_allclose(part.wetted_area, 2 * (6.0 + 3.0 + 2.0), rtol=1e-13)
     assert abs(part.waterplane_area) < 1e-12
-    dry = wetted_part(points + [0, 0, 10.0], faces)
+    dry = wetted_part(points + np.array([0.0, 0.0, 10.0]), faces)
     assert dry.volume == 0.0 and dry.wetted_area == 0.0
 
 
@@ -204,9 +204,9 @@ def section_gz(breadth: float, depth: float, draft: float, zg: float, heel: floa
     c, s = np.cos(heel), np.sin(heel)
     turned = (corners - [0.0, zg]) @ np.array([[c, s], [-s, c]]) + [0.0, zg]
     target = breadth * draft
-    dz = brentq(lambda d: clipped_area(turned + [0.0, d])[0] - target,
+    dz = brentq(lambda d: clipped_area(turned + np.array([0.0, d]))[0] - target,
                 -turned[:, 1].max(), -turned[:, 1].min(), xtol=1e-14)
-    return float(0.0 - clipped_area(turned + [0.0, dz])[1][0])
+    return float(0.0 - clipped_area(turned + np.array([0.0, dz]))[1][0])
 
 
 def test_box_gz_to_large_heel(record_property: Callable[[str, Any], None]) -> None:
