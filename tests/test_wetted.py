@@ -137,3 +137,28 @@ def test_mesh_problems_name_what_is_wrong() -> None:
     assert "not manifold" in mesh_problems(points, doubled)[0]
     with pytest.raises(HydrostaticsError, match="body 'barge': mesh not closed"):
         checked_mesh(points, faces[1:], "body 'barge'")
+
+
+def test_the_kernel_allocates_nothing_and_counts_no_references() -> None:
+    """A per-step force will call the kernel: compiled afresh (cached machine code cannot
+    be inspected) with the kernels' options, its own function (not the CPython wrapper)
+    calls no allocation and no reference count (frylinks.jit's rules)."""
+    import re
+
+    from numba import njit
+
+    from frylinks.jit import OPTIONS
+
+    fresh = njit(**OPTIONS)(W.wetted_integrals.py_func)
+    points, faces = box((2.0, 2.0, 2.0))
+    out = np.zeros(W.NOUT)
+    fresh(points, faces, np.zeros(8), np.zeros(8), 1.0, 1.0, np.zeros(3), out)
+    assert out[W.VOLUME] == pytest.approx(4.0)
+    llvm = next(iter(fresh.inspect_llvm().values()))
+    own = [f for f in re.split(r"\n(?=define )", llvm)
+           if f.startswith("define") and "wetted_integrals" in f.split("(")[0]
+           and "cpython" not in f.split("(")[0]]
+    assert own
+    for body in own:
+        assert "NRT_MemInfo_alloc" not in body
+        assert "NRT_incref" not in body and "NRT_decref" not in body
