@@ -505,7 +505,11 @@ def _hydrostatics(args: argparse.Namespace) -> int:
             h = hydrostatics(points, local.faces, body.mass, cog, rho, g)
         except HydrostaticsError as exc:
             raise case_error(args.case, system.case_text, ModelError(str(exc), key)) from None
-        print(_hydrostatics_table(name, what, len(local.faces), h))
+        if h.wetted.volume > 0.0:
+            print(_hydrostatics_table(name, what, len(local.faces), h))
+        else:
+            print(f"body '{name}': {what}, {len(local.faces)} panels: clear of the water "
+                  "at its initial pose")
         heels = np.arange(0.0, args.max_heel + 1e-9, args.heel_step)
         try:
             arms = righting_arms(points, local.faces, body.mass, cog, rho, np.radians(heels))

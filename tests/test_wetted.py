@@ -129,6 +129,8 @@ def test_mesh_problems_name_what_is_wrong() -> None:
     assert mesh_problems(points, faces) == []
     assert signed_volume(points, faces) == pytest.approx(8.0)
     assert "not closed: 4 edges" in mesh_problems(points, faces[1:])[0]
+    hull = mesh_problems(points, np.delete(faces, 5, axis=0))[0]   # the lid z = 0.5 off
+    assert "all at z = 0.5: a mesh of the wetted hull alone" in hull
     flipped = faces.copy()
     flipped[0] = flipped[0, ::-1]
     assert "inconsistently oriented" in mesh_problems(points, flipped)[0]

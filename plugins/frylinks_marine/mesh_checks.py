@@ -73,8 +73,13 @@ def mesh_problems(points: np.ndarray, faces: np.ndarray) -> list[str]:
 
     open_edges = np.flatnonzero(count == 1)
     if len(open_edges):
+        levels = np.unique(np.round(p[undirected[open_edges].ravel(), 2], 6))
+        # a BEM code's mesh of the wetted hull alone is open along its waterline
+        hint = (f"; all at z = {levels[0]:g}: a mesh of the wetted hull alone, open along "
+                "its waterline, where hydrostatics needs the whole hull"
+                if len(levels) == 1 else "")
         problems.append(f"not closed: {len(open_edges)} edges belong to one panel only "
-                        f"(points {where(open_edges)})")
+                        f"(points {where(open_edges)}{hint})")
     many = np.flatnonzero(count > 2)
     if len(many):
         problems.append(f"not manifold: {len(many)} edges are shared by more than two "
