@@ -151,7 +151,7 @@ def test_the_kernel_allocates_nothing_and_counts_no_references() -> None:
 
     from frylinks.jit import OPTIONS
 
-    fresh = njit(**OPTIONS)(W.wetted_integrals.py_func)
+    fresh = njit(**OPTIONS)(W.wetted_integrals.py_func)  # type: ignore[attr-defined]
     points, faces = box((2.0, 2.0, 2.0))
     out = np.zeros(W.NOUT)
     fresh(points, faces, np.zeros(8), np.zeros(8), 1.0, 1.0, np.zeros(3), out)
