@@ -1,5 +1,6 @@
 """The ``frylinks`` command (DESIGN §5): ``run``, ``sweep``, ``check``, ``plugins``,
-``schema``, ``info``, ``plot``, and the linear analyses ``modes`` and ``rao``.
+``schema``, ``info``, ``plot``, the linear analyses ``modes`` and ``rao``, and
+``hydrostatics`` (a body's hydrostatics from its geometry).
 
 Exit codes: 0 success; 1 a run that did not complete (diverged, interrupted); 2 a
 mistake in the input (case file, plugin, command line), reported on one line as
@@ -20,7 +21,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -173,6 +174,24 @@ def build_parser() -> argparse.ArgumentParser:
                                        "initial state onto the links, without running it.")
     check.add_argument("case", metavar="CASE", help="YAML case file")
     check.set_defaults(func=_check)
+
+    hydro = sub.add_parser(
+        "hydrostatics", help="hydrostatics of each body from its geometry",
+        description="For each body with a geometry, at its initial pose in still water "
+                    "(z = 0): displaced volume, centre of buoyancy, waterplane, the 6x6 "
+                    "hydrostatic stiffness about the COG, GM, and the righting-arm curve "
+                    "GZ(heel) at free sinkage and the initial trim. Water density from "
+                    "the case's environment (default 1025 kg m-3), gravity from the case.")
+    hydro.add_argument("case", metavar="CASE", help="YAML case file")
+    hydro.add_argument("--body", metavar="NAME", help="only this body")
+    hydro.add_argument("--max-heel", type=float, default=60.0, metavar="DEG",
+                       help="last heel of the GZ curve (default 60)")
+    hydro.add_argument("--heel-step", type=_positive_float, default=10.0, metavar="DEG",
+                       help="heel step of the GZ curve (default 10)")
+    hydro.add_argument("--resolution", type=_count, default=96, metavar="N",
+                       help="panels around a shape's circumference (cylinder, sphere; "
+                            "default 96)")
+    hydro.set_defaults(func=_hydrostatics)
 
     plugins = sub.add_parser("plugins", help="list the link, force and signal types",
                              description="List every registered link, force and signal type "
@@ -341,6 +360,11 @@ def _time(text: str) -> float:
     return _number(text, float, "a number of seconds", 0.0, strict=False)
 
 
+def _positive_float(text: str) -> float:
+    """A positive, finite number (argparse type)."""
+    return _number(text, float, "a number", 0.0, strict=True)
+
+
 def _count(text: str) -> int:
     """A whole number >= 1 (argparse type)."""
     return int(_number(text, int, "a whole number", 1, strict=False))
@@ -433,6 +457,103 @@ def _check(args: argparse.Namespace) -> int:
     print(f"ok: {len(system.bodies)} bodies, {len(system.links)} links, "
           f"{len(system.forces)} forces")
     return 0
+
+
+def _hydrostatics(args: argparse.Namespace) -> int:
+    # the computation is the marine plugin's (plain arrays in, no model); the command
+    # line, the top layer, may use a plugin, which never imports the layers above the
+    # plugin API (pyproject's import contracts)
+    from frylinks_marine.hydrostatics import (
+        HydrostaticsError,
+        checked_mesh,
+        hydrostatics,
+        righting_arms,
+    )
+
+    from frylinks.errors import ModelError
+    from frylinks.io.case import case_error, load_case
+    from frylinks.model.geometry import body_mesh
+    from frylinks.rotations import quat_to_matrix
+
+    system, _ = load_case(args.case)
+    rho = float(system.settings.get("environment", {}).get("water_density", 1025.0))
+    g = float(np.linalg.norm(system.gravity))
+    bodies = dict(system.bodies)
+    if args.body is not None:
+        if args.body not in bodies:
+            raise FrylinksError(f"case '{args.case}': no body '{args.body}'; bodies: "
+                                f"{', '.join(bodies) or '(none)'}")
+        bodies = {args.body: bodies[args.body]}
+    shown_any = False
+    for name, body in bodies.items():
+        key = f"bodies.{name}.geometry"
+        if body.geometry is None:
+            if args.body is not None:
+                raise case_error(args.case, system.case_text, ModelError(
+                    "the body has no geometry (a mesh file or a shape) to take its "
+                    "hydrostatics from", key))
+            print(f"body '{name}': no geometry, skipped\n")
+            continue
+        spec = body.geometry
+        what = f"mesh '{spec['mesh']}'" if "mesh" in spec else f"a {spec['shape']}"
+        local = body_mesh(spec, 0.0, resolution=args.resolution)
+        rot = quat_to_matrix(np.asarray(body.orientation, dtype=float))
+        points = local.points @ rot.T + np.asarray(body.position, dtype=float)
+        cog = np.asarray(body.position, dtype=float)
+        try:
+            checked_mesh(points, local.faces, what)
+            h = hydrostatics(points, local.faces, body.mass, cog, rho, g)
+        except HydrostaticsError as exc:
+            raise case_error(args.case, system.case_text, ModelError(str(exc), key)) from None
+        if h.wetted.volume > 0.0:
+            print(_hydrostatics_table(name, what, len(local.faces), h))
+        else:
+            print(f"body '{name}': {what}, {len(local.faces)} panels: clear of the water "
+                  "at its initial pose")
+        heels = np.arange(0.0, args.max_heel + 1e-9, args.heel_step)
+        try:
+            arms = righting_arms(points, local.faces, body.mass, cog, rho, np.radians(heels))
+        except HydrostaticsError as exc:
+            print(f"  GZ curve: none, {exc}\n")
+        else:
+            print("  GZ curve (heel about x through the COG, free sinkage, trim held):")
+            print(f"    {'heel [deg]':>10}  {'GZ [m]':>10}  {'sinkage [m]':>11}")
+            for heel, gz, dz in zip(heels, arms.gz, arms.sinkage, strict=True):
+                print(f"    {heel:10.1f}  {gz:10.4f}  {dz:11.4f}")
+            print()
+        shown_any = True
+    if not shown_any:
+        raise FrylinksError(f"case '{args.case}': no body has a geometry (a mesh file or a "
+                            "shape: bodies.NAME.geometry) to take hydrostatics from")
+    return 0
+
+
+def _hydrostatics_table(name: str, what: str, nb_panels: int, h: Any) -> str:
+    """The hydrostatics of one body as text (a :class:`~frylinks_marine.hydrostatics.
+    Hydrostatics`)."""
+    w = h.wetted
+    v3 = "  ".join
+    lines = [
+        f"body '{name}': {what}, {nb_panels} panels, at its initial pose "
+        f"(rho {h.rho:g} kg m-3, g {h.g:g} m s-2)",
+        f"  mass                      {h.mass:.6g} kg (displaced {h.rho * w.volume:.6g} kg)",
+        f"  displaced volume          {w.volume:.6g} m3",
+        f"  centre of buoyancy        {v3(f'{x + 0.0:.4f}' for x in w.buoyancy_centre)} m",
+        f"  centre of gravity         {v3(f'{x:.4f}' for x in h.cog)} m",
+        f"  wetted area               {w.wetted_area:.6g} m2",
+        f"  waterplane area           {w.waterplane_area:.6g} m2",
+        f"  centre of flotation       {v3(f'{x + 0.0:.4f}' for x in w.flotation_centre)} m",
+        f"  waterplane I_T, I_L       {h.inertia_transverse:.6g}  {h.inertia_longitudinal:.6g}"
+        " m4 (about the centre of flotation)",
+        f"  BM transverse, longit.    {h.bm_transverse:.4f}  {h.bm_longitudinal:.4f} m",
+        f"  GM transverse, longit.    {h.gm_transverse:.4f}  {h.gm_longitudinal:.4f} m",
+        "  stiffness about the COG (heave, roll, pitch, yaw) [N m-1, N, N m rad-1]:"]
+    block = h.stiffness[2:6, 2:6]
+    # round-off of a symmetric body's zero couplings shown as 0
+    shown = np.where(np.abs(block) > 1e-9 * np.abs(block).max(), block, 0.0) + 0.0
+    for row in shown:
+        lines.append("    " + "  ".join(f"{x:12.5g}" for x in row))
+    return "\n".join(lines)
 
 
 def _plugins(args: argparse.Namespace) -> int:

@@ -226,16 +226,18 @@ def shape_mesh(spec: Mapping[str, Any], resolution: int = 24) -> Mesh:
     return Mesh(points, faces)
 
 
-def body_mesh(spec: Mapping[str, Any] | None, default_radius: float) -> Mesh:
+def body_mesh(spec: Mapping[str, Any] | None, default_radius: float,
+              resolution: int = 24) -> Mesh:
     """A body's mesh in body axes (about its COG): its geometry placed by its
-    ``position``/``orientation``, or a small sphere when it has none."""
+    ``position``/``orientation``, or a small sphere when it has none; a shape's
+    ``resolution`` as :func:`shape_mesh` (24 draws; hydrostatics needs finer)."""
     if spec is None:
         return shape_mesh({"shape": "sphere", "radius": default_radius}, resolution=12)
     if "mesh" in spec:
         raw = load_mesh(spec["mesh"])
         mesh = Mesh(raw.points * spec.get("scale", 1.0), raw.faces)
     else:
-        mesh = shape_mesh(spec)
+        mesh = shape_mesh(spec, resolution)
     rot = quat_to_matrix(np.asarray(spec.get("orientation", (1.0, 0, 0, 0)), dtype=float))
     return Mesh(mesh.points @ rot.T + np.asarray(spec.get("position", (0.0, 0, 0))),
                 mesh.faces)
