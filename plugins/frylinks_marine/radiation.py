@@ -40,7 +40,7 @@ from threadpoolctl import threadpool_limits
 
 from frylinks.errors import ModelError
 from frylinks.forces import ForceContext, ForceKernels, ForceType
-from frylinks.jit import kernel, scratch
+from frylinks.jit import helper, kernel, scratch
 from frylinks.kernel_cache import cache_dir
 from frylinks.kinematics import NodeFrames
 
@@ -663,19 +663,25 @@ class RadiationMemory(ForceType):
         return out
 
 
+@helper
+def element_memory(data: tuple[Any, ...], states: Array, u: int, i: int, out: Array) -> None:
+    """The memory force ``ratio C z`` of element ``i`` of unit ``u`` into ``out (6,)``."""
+    C, ratio, zstart = data[2], data[3], data[4]
+    for k in range(6):
+        acc = 0.0
+        for j in range(zstart[u], zstart[u + 1]):
+            acc += C[6 * i + k, j] * states[j]
+        out[k] = acc * ratio[i]
+
+
 @kernel
 def radiation_memory(data: tuple[Any, ...], states: Array, out: Array) -> None:
     """The memory force's convolution ``ratio C z`` of each element into ``out (n, 6)``
     (from its unit's states)."""
-    C, ratio, zstart, mstart, members = data[2], data[3], data[4], data[5], data[6]
+    zstart, mstart, members = data[4], data[5], data[6]
     for u in range(len(zstart) - 1):
         for m in range(mstart[u], mstart[u + 1]):
-            i = members[m]
-            for k in range(6):
-                acc = 0.0
-                for j in range(zstart[u], zstart[u + 1]):
-                    acc += C[6 * i + k, j] * states[j]
-                out[i, k] = acc * ratio[i]
+            element_memory(data, states, u, members[m], out[members[m]])
 
 
 @kernel
@@ -684,16 +690,14 @@ def radiation_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
                        force: Array, torque: Array) -> None:
     """The radiation memory force ``-ratio C z`` at each COG (the ``-A_inf u'`` part is
     in the mass matrix)."""
-    C, ratio, zstart, mstart, members = data[2], data[3], data[4], data[5], data[6]
+    zstart, mstart, members = data[4], data[5], data[6]
     gen = scratch(6)
-    for u in range(len(zstart) - 1):  # (as radiation_memory, element by element)
+    for u in range(len(zstart) - 1):
         for m in range(mstart[u], mstart[u + 1]):
             i = members[m]
+            element_memory(data, states, u, i, gen)
             for k in range(6):
-                acc = 0.0
-                for j in range(zstart[u], zstart[u + 1]):
-                    acc += C[6 * i + k, j] * states[j]
-                gen[k] = -(acc * ratio[i])
+                gen[k] = -gen[k]
             put_wrench(gen, force[i, 0], torque[i, 0])
 
 
