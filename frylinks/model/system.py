@@ -16,7 +16,7 @@ import numpy as np
 
 from frylinks.errors import ModelError
 from frylinks.links import DOFS
-from frylinks.model.geometry import parse_geometry
+from frylinks.model.geometry import body_mesh, parse_geometry
 from frylinks.model.orientation import in_range, parse_orientation
 from frylinks.model.registry import Registry, TypeInfo
 from frylinks.params import (
@@ -366,6 +366,10 @@ class System:
         if len(nodes) == 2 and nodes[0].body is nodes[1].body:
             raise ModelError(f"both ends are on '{nodes[0].body.name}'; a force between two "
                              "nodes joins two distinct bodies", path)
+        key = info.cls.body_mesh
+        if key is not None and parsed.get(key) is None and nodes:
+            parsed[key] = _body_mesh(nodes[0].body, parsed.get("mesh_resolution"),
+                                     f"{path}.{key}")
         force = ForceDef(name, type, parsed, nodes)
         self.forces[name] = force
         return force
@@ -395,6 +399,17 @@ class System:
         _validate(info.cls, parsed, name)
         self.settings[name] = parsed
         return parsed
+
+
+def _body_mesh(body: Body, resolution: Any, path: str) -> Any:
+    """The mesh of ``body``'s geometry in body axes about its COG (for a force type's
+    :attr:`~frylinks.forces.ForceType.body_mesh`)."""
+    if body.is_ground or body.geometry is None:
+        raise ModelError(f"body '{body.name}' has no geometry (a mesh file or a shape: "
+                         f"bodies.{body.name}.geometry) to take the mesh from; give one "
+                         "or this parameter", path)
+    return body_mesh(body.geometry, 0.0,
+                     24 if resolution is None else max(4, int(resolution)))
 
 
 SPRING_KEYS = ("stiffness", "damping", "rest")
