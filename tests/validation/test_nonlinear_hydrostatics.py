@@ -21,6 +21,8 @@ from frylinks import System
 from frylinks.model.geometry import body_mesh
 from frylinks_marine.hydrostatics import wetted_part
 
+pytestmark = pytest.mark.compiled
+
 RHO, G, R = 1025.0, 9.81, 1.0
 RES = 48
 
@@ -33,7 +35,8 @@ def sphere_system(mass: float, z0: float, damping: float = 0.0, *, linear_k: flo
     s.add_body("ball", mass=mass, inertia=[1.0, 1.0, 1.0], position=[0, 0, z0],
                geometry={"shape": "sphere", "radius": R})
     if fixed:
-        s.add_link("hold", "fixed", master="ground", slave="ball")
+        s.ground.add_node("hold", position=[0, 0, z0])
+        s.add_link("hold", "fixed", master="ground.hold", slave="ball")
     else:
         s.add_link("heave", "prismatic", master="ground", slave="ball")
     if linear_k is None:
