@@ -102,7 +102,7 @@ def test_small_amplitude_limit() -> None:
 
 def incident_pressure_force(t: float, zc: float, amp: float, omega: float, k: float
                             ) -> np.ndarray:
-    """Deep-water Froude-Krylov force on a sphere of radius R centred at (0, 0, zc),
+    """Deep-water Froude-Krylov force (Wheeler-stretched) on a sphere of radius R centred at (0, 0, zc),
     by Gauss-Legendre quadrature in cos(polar angle) and the trapezium rule in azimuth
     (exact for the periodic integrand), on the exact surface."""
     mu, wmu = np.polynomial.legendre.leggauss(60)
@@ -112,8 +112,9 @@ def incident_pressure_force(t: float, zc: float, amp: float, omega: float, k: fl
     n = np.stack([s * np.cos(P), s * np.sin(P), M], -1)
     x = R * n
     x[..., 2] += zc
-    p = RHO * G * amp * np.exp(k * x[..., 2]) * np.cos(k * x[..., 0] - omega * t) \
-        - RHO * G * x[..., 2]
+    eta = amp * np.cos(k * x[..., 0] - omega * t)
+    # deep-water Wheeler stretching: the attenuation at z - eta
+    p = RHO * G * eta * np.exp(k * (x[..., 2] - eta)) - RHO * G * x[..., 2]
     dA = R**2 * wmu[:, None] * (2 * np.pi / len(phi))
     return -np.einsum("ij,ijk,ij->k", p, n, np.broadcast_to(dA, p.shape))
 
@@ -131,7 +132,12 @@ def test_froude_krylov_on_submerged_sphere() -> None:
     scale = RHO * G * height / 2 * 4 / 3 * math.pi * R**3 * k * math.exp(k * zc)
     # wave force amplitude (about 1.5 kN); the buoyancy (43 kN) is there too
     err = np.abs(f - ref).max(axis=0)
-    assert np.all(err[:2] < 0.01 * scale + 1e-3 * RHO * G * 4 / 3 * math.pi * R**3), (err, scale)
-    assert np.all(err < 0.01 * np.abs(ref).max() + 0.01 * scale), err
+    buoyancy = RHO * G * 4 / 3 * math.pi * R**3
+    # the 48 x 24 mesh's volume is 0.5 % short of the sphere's (its buoyancy); the
+    # wave part within 1.5 % of its amplitude
+    assert err[0] < 0.015 * scale and err[1] < 1e-3 * scale, (err, scale)
+    assert err[2] < 0.007 * buoyancy + 0.015 * scale, (err, scale)
+    wave_z = f[:, 2] - f[:, 2].mean()
+    assert np.abs(wave_z - (ref[:, 2] - ref[:, 2].mean())).max() < 0.015 * scale
     # the wave part is there: its amplitude in x matches
     assert np.ptp(f[:, 0]) == pytest.approx(np.ptp(ref[:, 0]), rel=0.01)
