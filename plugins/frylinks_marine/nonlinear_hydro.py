@@ -50,7 +50,7 @@ from frylinks.params import Param, shown
 from . import wetted as W
 from .body_forces import BODY
 from .mesh_checks import mesh_problems
-from .wave_kernels import AMP, DEEP, DEPTH, K, OMEGA, SCALE, wave_phase, wave_ramp
+from .wave_kernels import AMP, DEEP, DEPTH, OMEGA, SCALE, K, wave_phase, wave_ramp
 from .waves import WaveField
 
 Array = np.ndarray

@@ -15,11 +15,11 @@ import math
 
 import numpy as np
 import pytest
+from frylinks_marine.hydrostatics import wetted_part
 from scipy.optimize import brentq
 
 from frylinks import System
 from frylinks.model.geometry import body_mesh
-from frylinks_marine.hydrostatics import wetted_part
 
 pytestmark = pytest.mark.compiled
 
@@ -55,7 +55,7 @@ MESH = body_mesh({"shape": "sphere", "radius": R}, 0.0, RES)
 
 def mesh_volume(z: float) -> float:
     """Displaced volume of the mesh with its centre at height ``z``."""
-    return wetted_part(MESH.points + [0, 0, z], MESH.faces, RHO, G).volume
+    return wetted_part(MESH.points + np.array([0.0, 0.0, z]), MESH.faces, RHO, G).volume
 
 
 def test_free_floating_equilibrium() -> None:
@@ -84,7 +84,7 @@ def heave_period(z: np.ndarray, t: np.ndarray) -> float:
 def test_small_amplitude_limit() -> None:
     mass = RHO * 0.5 * 4.0 / 3.0 * math.pi * R**3       # half submerged
     z_eq = brentq(lambda z: RHO * mesh_volume(z) - mass, -R, R, xtol=1e-12)
-    wp = wetted_part(MESH.points + [0, 0, z_eq], MESH.faces, RHO, G).waterplane_area
+    wp = wetted_part(MESH.points + np.array([0.0, 0.0, z_eq]), MESH.faces, RHO, G).waterplane_area
     k_mesh = RHO * G * wp
     a = 1e-3
     runs = {}
@@ -102,7 +102,8 @@ def test_small_amplitude_limit() -> None:
 
 def incident_pressure_force(t: float, zc: float, amp: float, omega: float, k: float
                             ) -> np.ndarray:
-    """Deep-water Froude-Krylov force (Wheeler-stretched) on a sphere of radius R centred at (0, 0, zc),
+    """Deep-water Froude-Krylov force (Wheeler-stretched) on a sphere of radius R at
+    (0, 0, zc),
     by Gauss-Legendre quadrature in cos(polar angle) and the trapezium rule in azimuth
     (exact for the periodic integrand), on the exact surface."""
     mu, wmu = np.polynomial.legendre.leggauss(60)
