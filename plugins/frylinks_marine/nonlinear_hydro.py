@@ -57,6 +57,11 @@ Array = np.ndarray
 
 STILL = WaveField.still()
 
+#: A cube of side 0.1 m about the COG (the types' examples): 8 corners, 6 outward quads.
+SMALL_BOX = [[[x, y, z] for x in (-0.05, 0.05) for y in (-0.05, 0.05) for z in (-0.05, 0.05)],
+             [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4],
+              [1, 5, 7, 3]]]
+
 
 def _mesh_arrays(value: Any, where: str) -> tuple[Array, Array]:
     """``(points (nv, 3), faces (nf, 4))`` of a mesh object or pair."""
@@ -94,6 +99,7 @@ class NonlinearHydrostatics(ForceType):
         "mesh_resolution": Param("float", "1", "points around a shape's mesh (a sphere's "
                                  "or cylinder's circumference)", default=48, positive=True),
     }
+    examples = [{"mesh": SMALL_BOX}, {"mesh": SMALL_BOX, "froude_krylov": True}]
     description = ("buoyancy (and Froude-Krylov force) from the pressure on the body's "
                    "mesh cut at the instantaneous (wave) surface")
 
@@ -116,8 +122,9 @@ class NonlinearHydrostatics(ForceType):
         nv = np.cumsum([0] + [len(m[0]) for m in meshes])
         nf = np.cumsum([0] + [len(m[1]) for m in meshes])
         #: all elements' vertices in body axes (nv, 3), faces with global indices
-        self.local = np.vstack([m[0] for m in meshes])
-        self.faces = np.vstack([m[1] + nv[i] for i, m in enumerate(meshes)])
+        self.local = np.vstack([np.zeros((0, 3)), *(m[0] for m in meshes)])
+        self.faces = np.vstack([np.zeros((0, 4), dtype=np.int64),
+                                *(m[1] + nv[i] for i, m in enumerate(meshes))])
         self.vstart, self.fstart = nv.astype(np.int64), nf.astype(np.int64)
         self.posed = np.zeros_like(self.local)
         self.eta = np.zeros(len(self.local))
