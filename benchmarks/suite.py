@@ -342,12 +342,13 @@ def nonlinear_hydrostatics(quick: bool) -> None:
     same run with ``linear_hydrostatics``."""
     import warnings
 
-    from frylinks.forces import ForceContext
-    from frylinks.kinematics import frames_room
-    from frylinks.model.geometry import body_mesh
     from frylinks_marine.environment import Environment
     from frylinks_marine.nonlinear_hydro import NonlinearHydrostatics
     from frylinks_marine.nonlinear_hydro import nonlinear_hydrostatics as evaluate
+
+    from frylinks.forces import ForceContext
+    from frylinks.kinematics import frames_room
+    from frylinks.model.geometry import body_mesh
 
     gravity = np.array([0.0, 0.0, -G])
     env = Environment({"water_density": 1025.0, "depth": "infinite", "current": None,

@@ -148,8 +148,10 @@ class NonlinearHydrostatics(ForceType):
 
     def kernel_data(self) -> tuple[Any, ...]:
         table, params = self._waves.kernel_data()
+        # room for each component's a_c cos(theta_c) at one vertex
+        cosines = np.zeros(table.shape[1])
         return (self.local, self.faces, self.vstart, self.fstart, self.posed, self.eta,
-                self.pressure, self.out, self.fk, self.fluid, table, params)
+                self.pressure, self.out, self.fk, self.fluid, table, params, cosines)
 
 
 @kernel
@@ -157,7 +159,8 @@ def nonlinear_hydrostatics(data: tuple[Any, ...], frames: tuple[NodeFrames, ...]
                            signals: Array, gravity: Array, states: Array, static: bool,
                            force: Array, torque: Array) -> None:
     """The pressure force and its moment about the COG on each element's wetted mesh."""
-    local, faces, vstart, fstart, posed, eta, pressure, out, fk, fluid, table, params = data
+    (local, faces, vstart, fstart, posed, eta, pressure, out, fk, fluid, table, params,
+     cosines) = data
     f = frames[0]
     R = scratch2(3, 3)
     ref = scratch(3)
@@ -183,7 +186,8 @@ def nonlinear_hydrostatics(data: tuple[Any, ...], frames: tuple[NodeFrames, ...]
                 z = posed[v, 2]
                 e = 0.0
                 for c in range(table.shape[1]):
-                    e += math.cos(wave_phase(table, c, x, y, t)) * table[AMP, c]
+                    cosines[c] = math.cos(wave_phase(table, c, x, y, t)) * table[AMP, c]
+                    e += cosines[c]
                 e *= r
                 eta[v] = e
                 if z < e:
@@ -199,8 +203,7 @@ def nonlinear_hydrostatics(data: tuple[Any, ...], frames: tuple[NodeFrames, ...]
                             ch = (math.exp(k * zs) + math.exp(-k * (zs + 2.0 * depth))) \
                                 * table[SCALE, c]
                             att = ch * table[OMEGA, c] * table[OMEGA, c] / (g * k)
-                        p += math.cos(wave_phase(table, c, x, y, t)) * table[AMP, c] \
-                            * (att - 1.0)
+                        p += cosines[c] * (att - 1.0)
                     pressure[v] = rho * g * r * p
         W.wetted_integrals(posed, faces[fstart[i]:fstart[i + 1]], eta, pressure, rho, g,
                            ref, out)
@@ -219,6 +222,7 @@ def nonlinear_hydrostatics(data: tuple[Any, ...], frames: tuple[NodeFrames, ...]
     alive(fluid)
     alive(table)
     alive(params)
+    alive(cosines)
 
 
 NonlinearHydrostatics.kernels = ForceKernels(nonlinear_hydrostatics)
