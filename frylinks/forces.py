@@ -215,6 +215,10 @@ class ForceType:
     #: resolution in the parameter ``mesh_resolution`` when the type declares one. None
     #: (the default): the type reads no geometry.
     body_mesh: ClassVar[str | None] = None
+    #: Names of force types that must not act on the same body (first attachment) as
+    #: this one, as two sources of one load would count it twice (a buoyancy from a
+    #: mesh and a linear one balancing the weight): adding both is an error naming them.
+    excludes: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, instances: Sequence[Mapping[str, Any]],
                  signal_specs: list[SignalSpec]) -> None:

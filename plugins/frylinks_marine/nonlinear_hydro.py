@@ -26,7 +26,8 @@ Two options (``froude_krylov``):
 
 The force acts at the body's COG, world axes; its moment is about the COG. It supplies
 the whole buoyancy (not balanced against the weight, unlike ``linear_hydrostatics``),
-so it must **not** act on a body together with ``linear_hydrostatics``.
+so it must **not** act on a body together with ``linear_hydrostatics``: the model
+raises when both do (:attr:`~frylinks.forces.ForceType.excludes`).
 
 The mesh is the body's ``geometry`` (a mesh file or a shape, meshed with
 ``mesh_resolution`` points around), or the parameter ``mesh`` (``(points, faces)`` in
@@ -88,6 +89,7 @@ class NonlinearHydrostatics(ForceType):
     name = "nonlinear_hydrostatics"
     attachments = ("body",)
     body_mesh = "mesh"
+    excludes = ("linear_hydrostatics",)
     parameters = {
         "body": BODY,
         "froude_krylov": Param("any", "", "false: hydrostatics on the still-water plane "

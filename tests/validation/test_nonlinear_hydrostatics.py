@@ -142,3 +142,20 @@ def test_froude_krylov_on_submerged_sphere() -> None:
     assert np.abs(wave_z - (ref[:, 2] - ref[:, 2].mean())).max() < 0.015 * scale
     # the wave part is there: its amplitude in x matches
     assert np.ptp(f[:, 0]) == pytest.approx(np.ptp(ref[:, 0]), rel=0.01)
+
+
+def test_not_beside_linear_hydrostatics() -> None:
+    """The two buoyancies on one body are an error naming both, in either order."""
+    from frylinks.errors import ModelError
+
+    for first, second in (("nonlinear_hydrostatics", "linear_hydrostatics"),
+                          ("linear_hydrostatics", "nonlinear_hydrostatics")):
+        s = System(gravity=[0, 0, -G])
+        s.add_body("ball", mass=100.0, inertia=[1.0, 1.0, 1.0],
+                   geometry={"shape": "sphere", "radius": R})
+        params = {"linear_hydrostatics": {"stiffness": {"heave": 1e4}},
+                  "nonlinear_hydrostatics": {}}
+        s.add_force("a", first, body="ball", **params[first])
+        with pytest.raises(ModelError, match="count them twice") as err:
+            s.add_force("b", second, body="ball", **params[second])
+        assert "'a'" in str(err.value) and "forces.b" in str(err.value)
