@@ -324,6 +324,72 @@ def wave_loads(quick: bool, names: tuple[str, ...] = WAVE_CASES) -> None:
               f"(without a span, no records: {rec['without']:.2f} s)", flush=True)
 
 
+#: The JONSWAP sea of cases/point_absorber.yaml, for the nonlinear heaving sphere.
+JONSWAP = {"type": "irregular", "spectrum": "jonswap", "hs": 2.0, "tp": 8.0, "gamma": 3.3,
+           "nb_frequencies": 150, "seed": 7, "heading_deg": 0, "ramp": 20.0}
+#: The same sphere with linear_hydrostatics (the dataset's stiffness) in its place.
+LINEAR_HYDROSTATICS = {"forces.hydrostatics": {
+    "type": "linear_hydrostatics", "body": "buoy",
+    "hydrodynamics": str(HERE.parent / "plugins" / "frylinks_marine" / "data"
+                         / "sphere_capytaine.nc")}}
+
+
+def nonlinear_hydrostatics(quick: bool) -> None:
+    """``nonlinear_hydrostatics``: one compiled evaluation per 1000 panels (a sphere of
+    radius 5 m, half submerged, in a regular wave, with and without Froude-Krylov), and
+    the heaving sphere of ``cases/point_absorber_nonlinear.yaml`` in the JONSWAP sea of
+    ``cases/point_absorber.yaml`` at dt = 0.01 over 3 hours (extrapolated), against the
+    same run with ``linear_hydrostatics``."""
+    import warnings
+
+    from frylinks_marine.environment import Environment
+    from frylinks_marine.nonlinear_hydro import NonlinearHydrostatics
+    from frylinks_marine.nonlinear_hydro import nonlinear_hydrostatics as evaluate
+
+    from frylinks.forces import ForceContext
+    from frylinks.kinematics import frames_room
+    from frylinks.model.geometry import body_mesh
+
+    gravity = np.array([0.0, 0.0, -G])
+    env = Environment({"water_density": 1025.0, "depth": "infinite", "current": None,
+                       "wave_probes": None,
+                       "waves": {"type": "regular", "height": 2.0, "period": 8.0}}, gravity)
+    for resolution in (48, 96):
+        mesh = body_mesh({"shape": "sphere", "radius": 5.0}, 0.0, resolution)
+        for fk in (False, True):
+            block = NonlinearHydrostatics([{"body": "b", "mesh": mesh, "froude_krylov": fk,
+                                            "mesh_resolution": resolution}], [])
+            frames = frames_room(1)
+            frames.q[0] = [1.0, 0.0, 0.0, 0.0]
+            block.prepare([frames], ForceContext(0.0, np.zeros(0), gravity,
+                                                 {"environment": env}))
+            data = block.kernel_data()
+            force, torque, none = np.zeros((1, 1, 3)), np.zeros((1, 1, 3)), np.zeros(0)
+            evaluate(data, (frames,), 0.0, none, gravity, none, False, force, torque)
+            n = 2000
+            start = time.perf_counter()
+            for i in range(n):
+                evaluate(data, (frames,), 0.01 * i, none, gravity, none, False, force, torque)
+            each = (time.perf_counter() - start) / n
+            panels = len(mesh.faces)
+            print(f"nonlinear_hydrostatics, sphere of {panels} panels, froude_krylov {fk}: "
+                  f"{1e6 * each:.1f} us an evaluation, {1e9 * each / panels:.1f} us per "
+                  "1000 panels", flush=True)
+    case = HERE.parent / "cases" / "point_absorber_nonlinear.yaml"
+    seconds = 60.0 if quick else 600.0
+    runs = {}
+    for label, extra in (("nonlinear", {}), ("linear", LINEAR_HYDROSTATICS)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            runs[label] = r = frylinks_case_run(
+                case, seconds, 0.01, {"environment.waves": JONSWAP, **extra})
+        print(f"heaving sphere, {label} hydrostatics, JONSWAP Hs 2 m Tp 8 s, rk4, dt = 0.01, "
+              f"{seconds:g} s simulated: {r['wall']:.1f} s wall -> 3 hours in "
+              f"{r['hours']:.1f} s (target < 300 s); {r['status']}", flush=True)
+    print(f"  ratio nonlinear / linear over 3 hours: "
+          f"{runs['nonlinear']['hours'] / runs['linear']['hours']:.2f}", flush=True)
+
+
 def _running(marker: str) -> bool:
     """Whether a process whose command line holds ``marker`` runs (a compile child left
     by a run carries its parent's command line)."""
@@ -418,6 +484,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-peers", action="store_true", help="frylinks only")
     parser.add_argument("--wave-cases", nargs="+", default=list(WAVE_CASES),
                         choices=WAVE_CASES, help="the wave-load cases timed (default: all)")
+    parser.add_argument("--nonlinear-hydrostatics", action="store_true",
+                        help="only the nonlinear_hydrostatics force: an evaluation per 1000 "
+                             "panels and the 3-hour heaving sphere against the linear one "
+                             "(extrapolated from 600 s; --quick: 60 s)")
     parser.add_argument("--wave-loads", action="store_true",
                         help="only the sea states with wave-load records: the moored buoy "
                              "with slow drift and the point absorber over 3 hours "
@@ -430,6 +500,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="chain sizes of the cost per step (default 10 100 1000 10000; "
                              "--quick: up to 1000)")
     args = parser.parse_args(argv)
+    if args.nonlinear_hydrostatics:
+        nonlinear_hydrostatics(args.quick)
+        return 0
     if args.wave_loads:
         wave_loads(args.quick, tuple(args.wave_cases))
         return 0

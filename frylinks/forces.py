@@ -207,6 +207,18 @@ class ForceType:
     #: plain numpy: such a type overrides :meth:`evaluate` (and the other methods it
     #: needs), and a model that uses it runs on the engine's Python path.
     kernels: ClassVar[ForceKernels | None] = None
+    #: The name of a parameter (of kind ``any``, default None) that the model fills,
+    #: when the user leaves it out, with the mesh of the body of the element's first
+    #: attachment (its ``geometry``, a mesh file or a shape): an object with ``points``
+    #: ``(nv, 3)`` in body axes about the COG [m] and ``faces`` ``(nf, 4)`` (outward
+    #: normals; a triangle repeats its last index). A shape is meshed with the
+    #: resolution in the parameter ``mesh_resolution`` when the type declares one. None
+    #: (the default): the type reads no geometry.
+    body_mesh: ClassVar[str | None] = None
+    #: Names of force types that must not act on the same body (first attachment) as
+    #: this one, as two sources of one load would count it twice (a buoyancy from a
+    #: mesh and a linear one balancing the weight): adding both is an error naming them.
+    excludes: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, instances: Sequence[Mapping[str, Any]],
                  signal_specs: list[SignalSpec]) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from frylinks.errors import ModelError
 from frylinks.links import DOFS
-from frylinks.model.geometry import parse_geometry
+from frylinks.model.geometry import body_mesh, parse_geometry
 from frylinks.model.orientation import in_range, parse_orientation
 from frylinks.model.registry import Registry, TypeInfo
 from frylinks.params import (
@@ -366,6 +366,12 @@ class System:
         if len(nodes) == 2 and nodes[0].body is nodes[1].body:
             raise ModelError(f"both ends are on '{nodes[0].body.name}'; a force between two "
                              "nodes joins two distinct bodies", path)
+        if nodes:
+            _check_exclusive(self, info.cls, nodes[0].body, path)
+        key = info.cls.body_mesh
+        if key is not None and parsed.get(key) is None and nodes:
+            parsed[key] = _body_mesh(nodes[0].body, parsed.get("mesh_resolution"),
+                                     f"{path}.{key}")
         force = ForceDef(name, type, parsed, nodes)
         self.forces[name] = force
         return force
@@ -395,6 +401,34 @@ class System:
         _validate(info.cls, parsed, name)
         self.settings[name] = parsed
         return parsed
+
+
+def _check_exclusive(system: System, cls: Any, body: Body, path: str) -> None:
+    """Raise when a force of type ``cls`` would act on ``body`` beside one of a type that
+    either excludes (:attr:`~frylinks.forces.ForceType.excludes`)."""
+    if body.is_ground:
+        return
+    for other in system.forces.values():
+        if not other.nodes or other.nodes[0].body is not body:
+            continue
+        info = system.registry.get("force", other.type)
+        theirs = () if info is None else getattr(info.cls, "excludes", ())
+        if other.type in getattr(cls, "excludes", ()) or cls.name in theirs:
+            raise ModelError(f"a '{cls.name}' force on body '{body.name}' beside the "
+                             f"'{other.type}' force '{other.name}': both supply its "
+                             "buoyancy and restoring, which would count them twice; keep "
+                             "one", path)
+
+
+def _body_mesh(body: Body, resolution: Any, path: str) -> Any:
+    """The mesh of ``body``'s geometry in body axes about its COG (for a force type's
+    :attr:`~frylinks.forces.ForceType.body_mesh`)."""
+    if body.is_ground or body.geometry is None:
+        raise ModelError(f"body '{body.name}' has no geometry (a mesh file or a shape: "
+                         f"bodies.{body.name}.geometry) to take the mesh from; give one "
+                         "or this parameter", path)
+    return body_mesh(body.geometry, 0.0,
+                     24 if resolution is None else max(4, int(resolution)))
 
 
 SPRING_KEYS = ("stiffness", "damping", "rest")

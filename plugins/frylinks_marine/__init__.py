@@ -15,6 +15,7 @@ from .environment import Environment
 from .moordyn_lines import MoorDynLines
 from .mooring import CatenaryLine, MooringMatrix
 from .morison import Morison
+from .nonlinear_hydro import NonlinearHydrostatics
 from .wave_drift import WaveDrift
 
 
@@ -27,4 +28,4 @@ def frylinks_setting_types() -> list[type]:
 def frylinks_force_types() -> list[type]:
     return [LinearHydrostatics, AddedMass, LinearDamping, QuadraticDamping, Morison,
             WaveExcitation, Radiation, MooringMatrix, CatenaryLine, MoorDynLines,
-            WaveDrift]
+            WaveDrift, NonlinearHydrostatics]

@@ -1,0 +1,161 @@
+"""``nonlinear_hydrostatics``: the pressure on the body's mesh at its pose each step.
+
+* free-floating equilibrium: a sphere released from the wrong draft, damped, settles
+  where its weight equals the buoyancy of its mesh (found here by bisection on the
+  mesh's displaced volume, independently of the run);
+* small-amplitude limit: the heave period with the nonlinear force equals the one with
+  ``linear_hydrostatics`` at the mesh's waterplane stiffness ``rho g A_wp``;
+* Froude-Krylov in a regular wave on a fixed submerged sphere: the force equals the
+  incident pressure integrated by Gauss quadrature on the exact sphere.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from frylinks_marine.hydrostatics import wetted_part
+from scipy.optimize import brentq
+
+from frylinks import System
+from frylinks.model.geometry import body_mesh
+
+pytestmark = pytest.mark.compiled
+
+RHO, G, R = 1025.0, 9.81, 1.0
+RES = 48
+
+
+def sphere_system(mass: float, z0: float, damping: float = 0.0, *, linear_k: float | None = None,
+                  waves: dict | None = None, fixed: bool = False,
+                  froude_krylov: bool = False) -> System:
+    s = System(gravity=[0, 0, -G])
+    s.configure("environment", water_density=RHO, waves=waves)
+    s.add_body("ball", mass=mass, inertia=[1.0, 1.0, 1.0], position=[0, 0, z0],
+               geometry={"shape": "sphere", "radius": R})
+    if fixed:
+        s.ground.add_node("hold", position=[0, 0, z0])
+        s.add_link("hold", "fixed", master="ground.hold", slave="ball")
+    else:
+        s.add_link("heave", "prismatic", master="ground", slave="ball")
+    if linear_k is None:
+        s.add_force("hydro", "nonlinear_hydrostatics", body="ball", mesh_resolution=RES,
+                    froude_krylov=froude_krylov)
+    else:
+        s.add_force("hydro", "linear_hydrostatics", body="ball",
+                    stiffness={"heave": linear_k}, equilibrium=[0, 0, 0.0])
+    if damping:
+        s.add_force("damp", "linear_damping", body="ball", damping={"heave": damping})
+    return s
+
+
+MESH = body_mesh({"shape": "sphere", "radius": R}, 0.0, RES)
+
+
+def mesh_volume(z: float) -> float:
+    """Displaced volume of the mesh with its centre at height ``z``."""
+    return wetted_part(MESH.points + np.array([0.0, 0.0, z]), MESH.faces, RHO, G).volume
+
+
+def test_free_floating_equilibrium() -> None:
+    mass = RHO * 0.35 * 4.0 / 3.0 * math.pi * R**3    # floats 35 % submerged
+    z_eq = brentq(lambda z: RHO * mesh_volume(z) - mass, -R, R, xtol=1e-12)
+    k = RHO * G * math.pi * (R**2 - z_eq**2)
+    crit = 2.0 * math.sqrt(k * mass)
+    ds = sphere_system(mass, z_eq + 0.4, damping=0.7 * crit).run(t_end=20.0, dt=0.01)
+    z = ds.body_position.sel(body="ball").values[:, 2]
+    assert abs(z[0] - (z_eq + 0.4)) < 1e-12
+    # settled: 20 s is over 20 periods at 70 % of critical damping
+    assert abs(z[-1] - z_eq) < 1e-6, (z[-1], z_eq)
+    # the exact sphere's draft differs from the mesh's by more than the tolerance:
+    # the test sees the mesh
+    f = ds.force_force.sel(force="hydro").values[-1]
+    assert abs(f[2] - mass * G) < 1e-3 * mass * G
+
+
+def heave_period(z: np.ndarray, t: np.ndarray) -> float:
+    """Mean period between upward zero crossings of ``z`` (linear interpolation)."""
+    up = np.nonzero((z[:-1] < 0) & (z[1:] >= 0))[0]
+    tc = t[up] - z[up] * (t[up + 1] - t[up]) / (z[up + 1] - z[up])
+    return float(np.mean(np.diff(tc)))
+
+
+def test_small_amplitude_limit() -> None:
+    mass = RHO * 0.5 * 4.0 / 3.0 * math.pi * R**3       # half submerged
+    z_eq = brentq(lambda z: RHO * mesh_volume(z) - mass, -R, R, xtol=1e-12)
+    wp = wetted_part(MESH.points + np.array([0.0, 0.0, z_eq]), MESH.faces, RHO, G).waterplane_area
+    k_mesh = RHO * G * wp
+    a = 1e-3
+    runs = {}
+    for label, kw in {"nonlinear": {}, "linear": {"linear_k": k_mesh}}.items():
+        z0 = (z_eq if label == "nonlinear" else 0.0) + a
+        ds = sphere_system(mass, z0, **kw).run(t_end=12.0, dt=0.005)
+        ref = z_eq if label == "nonlinear" else 0.0
+        runs[label] = heave_period(ds.body_position.sel(body="ball").values[:, 2] - ref,
+                                   ds.time.values)
+    exact = 2 * math.pi * math.sqrt(mass / k_mesh)
+    assert runs["linear"] == pytest.approx(exact, rel=1e-4)
+    # the nonlinear stiffness at amplitude a differs from the tangent by O(a / R)
+    assert runs["nonlinear"] == pytest.approx(runs["linear"], rel=2e-3), runs
+
+
+def incident_pressure_force(t: float, zc: float, amp: float, omega: float, k: float
+                            ) -> np.ndarray:
+    """Deep-water Froude-Krylov force (Wheeler-stretched) on a sphere of radius R at
+    (0, 0, zc),
+    by Gauss-Legendre quadrature in cos(polar angle) and the trapezium rule in azimuth
+    (exact for the periodic integrand), on the exact surface."""
+    mu, wmu = np.polynomial.legendre.leggauss(60)
+    phi = np.linspace(0, 2 * np.pi, 120, endpoint=False)
+    M, P = np.meshgrid(mu, phi, indexing="ij")
+    s = np.sqrt(1 - M**2)
+    n = np.stack([s * np.cos(P), s * np.sin(P), M], -1)
+    x = R * n
+    x[..., 2] += zc
+    eta = amp * np.cos(k * x[..., 0] - omega * t)
+    # deep-water Wheeler stretching: the attenuation at z - eta
+    p = RHO * G * eta * np.exp(k * (x[..., 2] - eta)) - RHO * G * x[..., 2]
+    dA = R**2 * wmu[:, None] * (2 * np.pi / len(phi))
+    return -np.einsum("ij,ijk,ij->k", p, n, np.broadcast_to(dA, p.shape))
+
+
+def test_froude_krylov_on_submerged_sphere() -> None:
+    height, period, zc = 0.4, 3.0, -2.5
+    omega = 2 * math.pi / period
+    k = omega**2 / G
+    ds = sphere_system(500.0, zc, fixed=True, froude_krylov=True,
+                       waves={"type": "regular", "height": height, "period": period,
+                              "ramp": 0.0}).run(t_end=3.0, dt=0.01)
+    f = ds.force_force.sel(force="hydro").values
+    ref = np.array([incident_pressure_force(t, zc, height / 2, omega, k)
+                    for t in ds.time.values])
+    scale = RHO * G * height / 2 * 4 / 3 * math.pi * R**3 * k * math.exp(k * zc)
+    # wave force amplitude (about 1.5 kN); the buoyancy (43 kN) is there too
+    err = np.abs(f - ref).max(axis=0)
+    buoyancy = RHO * G * 4 / 3 * math.pi * R**3
+    # the 48 x 24 mesh's volume is 0.5 % short of the sphere's (its buoyancy); the
+    # wave part within 1.5 % of its amplitude
+    assert err[0] < 0.015 * scale and err[1] < 1e-3 * scale, (err, scale)
+    assert err[2] < 0.007 * buoyancy + 0.015 * scale, (err, scale)
+    wave_z = f[:, 2] - f[:, 2].mean()
+    assert np.abs(wave_z - (ref[:, 2] - ref[:, 2].mean())).max() < 0.015 * scale
+    # the wave part is there: its amplitude in x matches
+    assert np.ptp(f[:, 0]) == pytest.approx(np.ptp(ref[:, 0]), rel=0.01)
+
+
+def test_not_beside_linear_hydrostatics() -> None:
+    """The two buoyancies on one body are an error naming both, in either order."""
+    from frylinks.errors import ModelError
+
+    for first, second in (("nonlinear_hydrostatics", "linear_hydrostatics"),
+                          ("linear_hydrostatics", "nonlinear_hydrostatics")):
+        s = System(gravity=[0, 0, -G])
+        s.add_body("ball", mass=100.0, inertia=[1.0, 1.0, 1.0],
+                   geometry={"shape": "sphere", "radius": R})
+        params = {"linear_hydrostatics": {"stiffness": {"heave": 1e4}},
+                  "nonlinear_hydrostatics": {}}
+        s.add_force("a", first, body="ball", **params[first])
+        with pytest.raises(ModelError, match="count them twice") as err:
+            s.add_force("b", second, body="ball", **params[second])
+        assert "'a'" in str(err.value) and "forces.b" in str(err.value)
