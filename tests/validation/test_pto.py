@@ -285,7 +285,9 @@ def latched(latch_time: float = 0.3) -> frylinks.System:
     return s
 
 
-LATCH_RUN = {"t_end": 4.0, "dt": 0.001, "integrator": "rk4"}
+#: (2 s: three holds, two intervals between them; the default run takes these steps on
+#: the interpreted tier on a new machine, twice each)
+LATCH_RUN = {"t_end": 2.0, "dt": 0.001, "integrator": "rk4"}
 
 
 def test_latching_holds_the_motion_and_shifts_its_phase_by_the_latch_time() -> None:
@@ -307,7 +309,7 @@ def test_latching_holds_the_motion_and_shifts_its_phase_by_the_latch_time() -> N
     assert abs(starts[0] - 0.25) <= 3 * dt
     np.testing.assert_allclose(np.diff(starts), t0 / 2 + tl, atol=2 * dt)
     np.testing.assert_allclose(ends - starts[:len(ends)], tl, atol=1.5 * dt)
-    assert len(starts) == 5  # 0.25, 1.05, 1.85, 2.65, 3.45 s
+    assert len(starts) == 3  # 0.25, 1.05, 1.85 s
     amplitude = 1.0 / (2 * np.pi)  # v0 / omega
     np.testing.assert_allclose(np.abs(x[held]), amplitude, rtol=1e-3)
     assert np.ptp(x[held][:100]) == 0.0  # held exactly still
