@@ -335,13 +335,6 @@ def dense_G_into(core: tuple[Any, ...], values: Array, G: Array) -> None:
     alive(G)
 
 
-def dense_G(core: tuple[Any, ...], values: Array, nb: int) -> Array:
-    """The constraint Jacobian ``G`` ``(nb_rows, 6 nb)`` (:func:`dense_G_into`)."""
-    G = np.zeros((core[6], 6 * nb))
-    dense_G_into(core, np.ascontiguousarray(values, dtype=float), G)
-    return G
-
-
 @helper
 def factor_into(S: SolveRoom) -> bool:
     """``A = G M^-1 G^T`` into ``S.A`` and the Cholesky factor of ``A + EPS diag(A)``
@@ -421,14 +414,6 @@ def room_of(G: Array, Minv: MassInverse) -> SolveRoom:
                      *row_pattern(used, nr, nb))
 
 
-def factor(G: Array, Minv: MassInverse) -> tuple[Array, Array, bool]:
-    """``A = G M^-1 G^T`` and the Cholesky factor of ``A + EPS diag(A)`` (lower);
-    False when it is not positive definite (:func:`factor_into`)."""
-    S = room_of(G, Minv)
-    ok = factor_into(S)
-    return S.A, S.L, ok
-
-
 @helper
 def cholesky(A: Array) -> bool:
     """In place: the lower Cholesky factor of a symmetric positive definite ``A``."""
@@ -491,14 +476,6 @@ def inverse_into(M: Array, a: Array, out: Array) -> None:
     alive(out)
 
 
-def inverse(M: Array) -> Array:
-    """Inverse of a small square matrix (:func:`inverse_into`)."""
-    M = np.ascontiguousarray(M, dtype=float)
-    out = np.empty_like(M)
-    inverse_into(M, np.empty_like(M), out)
-    return out
-
-
 @helper
 def cho_solve_into(L: Array, b: Array, y: Array, x: Array) -> None:
     """``x`` with ``L L^T x = b`` (``y``: work room of b's length)."""
@@ -517,18 +494,6 @@ def cho_solve_into(L: Array, b: Array, y: Array, x: Array) -> None:
     alive(b)
     alive(y)
     alive(x)
-
-
-def cho_solve(L: Array, b: Array) -> Array:
-    """``x`` with ``L L^T x = b``."""
-    x = np.empty(len(b))
-    _cho_solve(L, np.ascontiguousarray(b, dtype=float), np.empty(len(b)), x)
-    return x
-
-
-@kernel
-def _cho_solve(L: Array, b: Array, y: Array, x: Array) -> None:
-    cho_solve_into(L, b, y, x)
 
 
 @helper
@@ -625,15 +590,6 @@ def G_T_into(G: Array, rb: Array, nrb: Array, lam: Array, out: Array) -> None:
     alive(out)
 
 
-def G_T(G: Array, lam: Array, nb: int) -> Array:
-    """``G^T lam`` as ``(nb, 6)``."""
-    out = np.empty((nb, 6))
-    S = room_of(G, MassInverse(np.zeros((nb, 6, 6)), np.zeros(0, dtype=np.int64),
-                                np.zeros((0, 0))))
-    G_T_into(S.G, S.rb, S.nrb, np.ascontiguousarray(lam, dtype=float), out)
-    return out
-
-
 @helper
 def G_dot_into(G: Array, rb: Array, nrb: Array, u: Array, out: Array) -> None:
     """``G u`` into ``out`` for ``u (nb, 6)`` (``rb``, ``nrb``: each row's bodies,
@@ -652,16 +608,6 @@ def G_dot_into(G: Array, rb: Array, nrb: Array, u: Array, out: Array) -> None:
     alive(out)
 
 
-def G_dot(G: Array, u: Array) -> Array:
-    """``G u`` for ``u (nb, 6)``."""
-    out = np.empty(G.shape[0])
-    nb = G.shape[1] // 6
-    S = room_of(G, MassInverse(np.zeros((nb, 6, 6)), np.zeros(0, dtype=np.int64),
-                                np.zeros((0, 0))))
-    G_dot_into(S.G, S.rb, S.nrb, np.ascontiguousarray(u, dtype=float).reshape(nb, 6), out)
-    return out
-
-
 @helper
 def correction_into(S: SolveRoom, error: Array, du: Array) -> None:
     """Smallest mass-weighted ``du (nb, 6)`` with ``G du = -error`` (``S`` factored)."""
@@ -674,15 +620,6 @@ def correction_into(S: SolveRoom, error: Array, du: Array) -> None:
     alive(S)
     alive(error)
     alive(du)
-
-
-def correction(G: Array, Minv: MassInverse, A: Array, L: Array, error: Array) -> Array:
-    """Smallest mass-weighted ``du (nb, 6)`` with ``G du = -error``."""
-    S = room_of(G, Minv)
-    S = S._replace(A=np.ascontiguousarray(A, dtype=float), L=np.ascontiguousarray(L, dtype=float))
-    du = np.empty((Minv.blocks.shape[0], 6))
-    correction_into(S, np.ascontiguousarray(error, dtype=float), du)
-    return du
 
 
 @kernel
@@ -723,31 +660,6 @@ def accelerations_into(S: SolveRoom, f: Array, acc: Array) -> bool:
     alive(udot)
     alive(lam)
     return ok
-
-
-def accelerations(G: Array, Minv: MassInverse, f: Array, acc: Array
-                  ) -> tuple[Array, Array, bool]:
-    """Accelerations ``(nb, 6)`` and multipliers of ``M u' = f + G^T lam``,
-    ``G u' = acc``; False when the constraint system is singular
-    (:func:`accelerations_into`)."""
-    S = room_of(G, Minv)
-    ok = accelerations_into(S, np.ascontiguousarray(f, dtype=float),
-                            np.ascontiguousarray(acc, dtype=float))
-    return S.udot, S.lam, ok
-
-
-@kernel
-def quat_rate(q: Array, w: Array, out: Array) -> None:
-    """``q' = 0.5 [0, w] * q`` for every body, into ``out (nb, 4)``."""
-    wq = scratch(4)
-    wq[0] = 0.0
-    for i in range(len(q)):
-        wq[1] = w[i, 0]
-        wq[2] = w[i, 1]
-        wq[3] = w[i, 2]
-        quat_mul(wq, q[i], out[i])
-        for j in range(4):
-            out[i, j] = 0.5 * out[i, j]
 
 
 @helper
@@ -801,12 +713,6 @@ def views(y: Array, nb: int) -> tuple[Array, Array, Array, Array, Array]:
     """``x, q, v, w, z`` as views of the ODE vector ``y = [x, q, v, w, z]``."""
     return (y[:3 * nb].reshape(nb, 3), y[3 * nb:7 * nb].reshape(nb, 4),
             y[7 * nb:10 * nb].reshape(nb, 3), y[10 * nb:13 * nb].reshape(nb, 3), y[13 * nb:])
-
-
-@kernel
-def stage(y: Array, h: float, r: Array) -> Array:
-    """``y + h r``."""
-    return y + h * r
 
 
 @kernel
@@ -970,12 +876,6 @@ def keep_sample(kept: Array, j: int, x: Array, q: Array, v: Array, w: Array, z: 
     i = _put_values(row, i, out_zdot)
     _put_values(row, i, out_extra)
     return j + 1
-
-
-@kernel
-def stages(n: int) -> Array:
-    """Room for the four stage rates of rk4."""
-    return np.empty((4, n))
 
 
 @kernel

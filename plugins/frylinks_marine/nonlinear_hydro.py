@@ -176,10 +176,8 @@ def nonlinear_hydrostatics(data: tuple[Any, ...], frames: tuple[NodeFrames, ...]
         for k in range(3):
             ref[k] = f.p[i, k]
         waves = fk[i] != 0.0 and not static and table.shape[1] > 0
+        W.posed_points(local[vstart[i]:vstart[i + 1]], R, ref, posed[vstart[i]:vstart[i + 1]])
         for v in range(vstart[i], vstart[i + 1]):
-            for k in range(3):
-                posed[v, k] = (ref[k] + R[k, 0] * local[v, 0] + R[k, 1] * local[v, 1]
-                               + R[k, 2] * local[v, 2])
             eta[v] = 0.0
             pressure[v] = 0.0
             if waves:
