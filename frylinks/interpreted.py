@@ -18,8 +18,9 @@ through its own dispatcher. Out of that mode, it compiles as numba always does.
 
 The few pieces of the kernels that only exist compiled (a temporary on the stack,
 :func:`frylinks.jit.alive`) have Python stand-ins (:func:`stand_in`); a model whose
-kernels reach an intrinsic without one (MoorDyn's calls into its C library) is not
-:func:`interpretable` and waits for its compile as before.
+kernels reach an intrinsic without one is not :func:`interpretable` and waits for its
+compile as before (the marine plugin gives its calls into MoorDyn's C library one: ctypes
+on the same addresses).
 
 Kernels called from Python at the top (the set-up, the outputs) run interpreted too;
 their signatures are recorded (:func:`recorded`) for the child to compile once the run

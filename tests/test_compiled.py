@@ -220,7 +220,8 @@ def test_check_compiled_passes_on_builtin_types(name: str) -> None:
 
 def test_check_compiled_catches_a_compiled_run_that_differs() -> None:
     """check_compiled can fail: a type whose first block (the compiled run's) reads
-    twice its force in its kernel data is caught."""
+    twice its force in its kernel data is caught. (On world_force's examples: the same
+    kind as the test above, so nothing new is compiled.)"""
     from frylinks_forces.world import WorldForce
 
     class Lying(WorldForce):
@@ -233,7 +234,7 @@ def test_check_compiled_catches_a_compiled_run_that_differs() -> None:
             return (2.0 * const if type(self).made == 1 else const), slot, frame, torque
 
     with pytest.raises(AssertionError, match="differ in"):
-        check_compiled(Lying, [{"force": [1.0, 2.0, 3.0]}])
+        check_compiled(Lying)
 
 
 def _interacting_bodies(interaction: bool) -> System:
@@ -272,10 +273,11 @@ def test_generalized_alpha_with_bodies_that_interact() -> None:
 
 def every_type_model() -> tuple[list[type], dict[str, list[dict]], Registry]:
     """The types of :func:`test_every_registered_type_compiles` (every registered link and
-    force type but moordyn, which has no interpreter and is compiled by every MoorDyn
-    test, and catenary_line, whose examples' anchors sit below these bodies only alone:
-    the moored buoy compiles it), their examples and the registry; test_interpreted runs
-    the same model interpreted."""
+    force type but moordyn, whose lines need a model of their own: the
+    moored_buoy_dynamic case of :data:`DEFAULT_CASES` compiles it; and catenary_line,
+    whose examples' anchors sit below these bodies only alone: the moored buoy compiles
+    it), their examples and the registry; test_interpreted runs the same model
+    interpreted."""
     registry = Registry()
     classes = [i.cls for i in registry.all() if i.kind in ("link", "force")
                and i.name not in ("moordyn", "catenary_line")]

@@ -227,7 +227,7 @@ def test_an_interrupted_sweep_resumes(tmp_path: Path) -> None:
     out = tmp_path / "s.nc"
     gate = Gate(tmp_path / "gate")
     args = [sys.executable, "-m", "frylinks", "sweep", str(BUOY), "--workers", "2",
-            "--set", "links.pto.spring_damper.damping=1000:4000:8", "--t-end", "4", "-o",
+            "--set", "links.pto.spring_damper.damping=1000:4000:8", "--t-end", "1", "-o",
             str(out)]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=gate.environment())
@@ -249,7 +249,7 @@ def test_an_interrupted_sweep_resumes(tmp_path: Path) -> None:
 
     resumed = subprocess.run([sys.executable, "-m", "frylinks", "sweep", str(BUOY),
                               "--workers", "2", "--set",
-                              "links.pto.spring_damper.damping=1000:4000:8", "--t-end", "4",
+                              "links.pto.spring_damper.damping=1000:4000:8", "--t-end", "1",
                               "--resume", str(out)],
                              capture_output=True, text=True, timeout=240)
     assert resumed.returncode == 0, resumed.stderr
@@ -262,7 +262,7 @@ def test_an_interrupted_sweep_resumes(tmp_path: Path) -> None:
     pending = [i for i in range(8) if i not in finished]
     for i in (finished[0], pending[0], pending[-1]):
         damping = 1000.0 + i * 3000.0 / 7
-        alone = frylinks.run(BUOY, t_end=4.0,
+        alone = frylinks.run(BUOY, t_end=1.0,
                              overrides={"links.pto.spring_damper.damping": damping})
         np.testing.assert_array_equal(whole["body_position"][i], alone["body_position"])
 

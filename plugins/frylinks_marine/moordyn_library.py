@@ -24,6 +24,7 @@ from numba import config, types
 from numba.extending import intrinsic
 
 from frylinks.errors import ModelError
+from frylinks.interpreted import stand_in
 
 #: The MoorDyn release the plugin is written and validated against.
 MOORDYN_VERSION = "2.7.2"
@@ -63,10 +64,21 @@ def _c_call(typingctx: Any, fn: Any, args: Any) -> Any:
 
 
 def _c_call_python(fn: int, args: tuple[int, ...]) -> int:
-    """:func:`c_call` through ctypes, for kernels run as Python (NUMBA_DISABLE_JIT=1)."""
-    proto = ctypes.CFUNCTYPE(ctypes.c_int, *[ctypes.c_void_p] * len(args))
+    """:func:`c_call` through ctypes, for kernels run as Python (the interpreted tier,
+    ``NUMBA_DISABLE_JIT=1``): the same C function on the same memory."""
+    proto = _PROTOTYPES.get(len(args))
+    if proto is None:
+        proto = _PROTOTYPES[len(args)] = ctypes.CFUNCTYPE(
+            ctypes.c_int, *[ctypes.c_void_p] * len(args))
     return int(proto(int(fn))(*[ctypes.c_void_p(int(a)) for a in args]))
 
+
+_PROTOTYPES: dict[int, Any] = {}
+
+# A model with MoorDyn lines runs on the interpreted tier too (a new kind's first run, the
+# test suite) rather than waiting for its compile: the interpreter meets the intrinsic and
+# calls the C function through ctypes.
+stand_in(_c_call, _c_call_python)
 
 c_call = cast(Callable[[int, tuple[int, ...]], int],
               _c_call_python if getattr(config, "DISABLE_JIT", False) else _c_call)

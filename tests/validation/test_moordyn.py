@@ -1,13 +1,13 @@
 """Validation of the ``moordyn`` force type (MoorDyn's dynamic lines, frylinks_marine).
 
-Two small model kinds serve every test, so the suite compiles them once (and a third for
-generalized-alpha): a body on linear hydrostatics held by two fully suspended lines (10
-segments each), free or held by a ``fixed`` link. They give the quasi-static limit
-against frylinks' catenary (independent of MoorDyn), the coupling's order of accuracy
-(halving dt) with rk4 and with generalized-alpha, a resume equal bit for bit, MoorDyn's
-errors as frylinks errors, and, through a MoorDyn input file on the held body, the
-line's own dynamics: a taut string plucked at its middle against the lumped-mass chain's
-exact frequency, and the energy of an undamped line.
+Two small models serve every test (on the interpreted tier of tests/conftest.py: MoorDyn's
+C calls go through ctypes there): a body on linear hydrostatics held by two fully
+suspended lines (10 segments each), free or held by a ``fixed`` link. They give the
+quasi-static limit against frylinks' catenary (independent of MoorDyn), the coupling's
+order of accuracy (halving dt) with rk4 and with generalized-alpha, a resume equal bit
+for bit, MoorDyn's errors as frylinks errors, and, through a MoorDyn input file on the
+held body, the line's own dynamics: a taut string plucked at its middle against the
+lumped-mass chain's exact frequency, and the energy of an undamped line.
 """
 
 from __future__ import annotations

@@ -34,11 +34,16 @@ def sphere_system(mass: float, z0: float, damping: float = 0.0, *, linear_k: flo
     s.configure("environment", water_density=RHO, waves=waves)
     s.add_body("ball", mass=mass, inertia=[1.0, 1.0, 1.0], position=[0, 0, z0],
                geometry={"shape": "sphere", "radius": R})
-    if fixed:
-        s.ground.add_node("hold", position=[0, 0, z0])
-        s.add_link("hold", "fixed", master="ground.hold", slave="ball")
-    else:
-        s.add_link("heave", "prismatic", master="ground", slave="ball")
+    # the ball held or heaving, and an idle body on the other link type: every model here
+    # uses both types, so the tests share one compiled kind of model
+    s.add_body("idle", mass=1.0, inertia=[1.0, 1.0, 1.0], position=[5.0, 0, 0])
+    s.ground.add_node("hold", position=[0, 0, z0])
+    s.ground.add_node("idle", position=[5.0, 0, 0],  # (a slide along x: it stays put)
+                      orientation={"axis": [0.0, 1.0, 0.0], "angle_deg": 90.0})
+    held, free = ("ball", "idle") if fixed else ("idle", "ball")
+    s.add_link("hold", "fixed", master=f"ground.{'hold' if fixed else 'idle'}", slave=held)
+    s.add_link("heave", "prismatic", master="ground" if free == "ball" else "ground.idle",
+               slave=free)
     if linear_k is None:
         s.add_force("hydro", "nonlinear_hydrostatics", body="ball", mesh_resolution=RES,
                     froude_krylov=froude_krylov)

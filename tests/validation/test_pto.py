@@ -31,17 +31,20 @@ def first(ds: frylinks.Any, name: str) -> np.ndarray:
     return ds[name].values[:, 0]
 
 
-def run_both_paths(make: frylinks.Any, run: dict[str, frylinks.Any], output: str
-                   ) -> frylinks.Any:
+def run_both_paths(make: frylinks.Any, run: dict[str, frylinks.Any], output: str,
+                   python_t_end: float) -> frylinks.Any:
     """The compiled run of ``make()``, checked equal to the Python path's (to 1e-12) in
-    the bodies' motion and ``output``."""
+    the bodies' motion and ``output`` over the Python path's run to ``python_t_end``
+    (shorter than the run: the Python path's steps cost the most here)."""
     from frylinks.engine.compose import python_path
 
     ds = make().run(**run)
     with python_path():
-        reference = make().run(**run)
+        reference = make().run(**{**run, "t_end": python_t_end})
+    n = reference.sizes["time"]
+    assert 0.5 * ds.sizes["time"] < n <= ds.sizes["time"]
     for name in ("body_position", "body_velocity", output):
-        np.testing.assert_allclose(ds[name].values, reference[name].values, rtol=0,
+        np.testing.assert_allclose(ds[name].values[:n], reference[name].values, rtol=0,
                                    atol=1e-12, err_msg=name)
     return ds
 
@@ -211,10 +214,12 @@ def test_a_python_control_law_replaces_the_law_on_the_python_path(ptos: frylinks
     """``function`` gives the force (here the damper's own law, f = C v): the same
     motion as the compiled damper, on the Python path, which the run says it takes."""
     with pytest.warns(UserWarning, match="control law is a Python function"):
-        python = three_ptos(lambda t, x, v: C * v).run(**RUN)
+        # (to 0.7 s: the Coulomb slider at rest, the damped ones past a swing)
+        python = three_ptos(lambda t, x, v: C * v).run(**{**RUN, "t_end": 0.7})
+    n = python.sizes["time"]
     for var in ("body_position", "pto_damper_power", "pto_damper_energy",
                 "pto_coulomb_force"):
-        np.testing.assert_allclose(python[var].values, ptos[var].values, rtol=1e-12,
+        np.testing.assert_allclose(python[var].values, ptos[var].values[:n], rtol=1e-12,
                                    atol=1e-14)
 
 
@@ -239,8 +244,8 @@ def test_declutching_frees_the_pto_for_its_time_after_each_reversal() -> None:
     PTO: the PTO force is exactly zero from the step at which the velocity changed sign
     for ``declutch_time`` (to the step), its damping ``B v`` otherwise; while free, the
     oscillator keeps its energy (undamped, to rk4's accuracy), and the compiled run
-    equals the Python path."""
-    ds = run_both_paths(declutched, DECLUTCH_RUN, "pto_declutch_force")
+    equals the Python path (over its first two reversals)."""
+    ds = run_both_paths(declutched, DECLUTCH_RUN, "pto_declutch_force", 1.0)
     t = ds.time.values
     f = ds.pto_declutch_force.values[:, 0]
     v = ds.pto_declutch_velocity.values[:, 0]
@@ -295,8 +300,8 @@ def test_latching_holds_the_motion_and_shifts_its_phase_by_the_latch_time() -> N
     period, then waits T_l: its motion repeats every T0 + 2 T_l, with the free motion's
     amplitude, and its velocity is exactly zero while held (from the step after the
     reversal, where the latch closed, for T_l). The compiled run equals the Python
-    path."""
-    ds = run_both_paths(latched, LATCH_RUN, "link_reaction_force")
+    path (over a hold, the release and the next hold's start)."""
+    ds = run_both_paths(latched, LATCH_RUN, "link_reaction_force", 1.2)
     t = ds.time.values
     x = ds.body_position.values[:, 0, 2]
     v = ds.body_velocity.values[:, 0, 2]
@@ -427,11 +432,12 @@ def test_latching_in_regular_waves_follows_the_exact_latched_motion(
 def test_latching_and_declutching_run_in_irregular_waves() -> None:
     """In a JONSWAP sea the latch holds the motion still for ``latch_time`` at each
     reversal (velocity exactly zero) and releases it, with no knowledge of the wave;
-    a declutching PTO's force is zero for ``declutch_time`` after each reversal."""
+    a declutching PTO's force is zero for ``declutch_time`` after each reversal (60 s:
+    19 holds and 19 reversals, of which at least 12 are asked for)."""
     sea = {"type": "irregular", "hs": 2.0, "tp": 9.0, "spectrum": "jonswap",
            "nb_frequencies": 60, "seed": 3}
     latch_time, dt = 1.0, 0.01
-    ds, *_ = _absorber("pto_damper", 9.0, 120.0, dt, latch_time=latch_time, waves=sea,
+    ds, *_ = _absorber("pto_damper", 9.0, 60.0, dt, latch_time=latch_time, waves=sea,
                        damping=2.0e5)
     t = ds.time.values
     v = ds.body_velocity.sel(body="b", xyz="z").values
@@ -439,13 +445,13 @@ def test_latching_and_declutching_run_in_irregular_waves() -> None:
     held = np.abs(v) < 1e-12
     starts = np.flatnonzero(held[1:] & ~held[:-1]) + 1
     ends = np.flatnonzero(~held[1:] & held[:-1]) + 1
-    assert len(starts) >= 15 and held[0] and len(ends) >= len(starts)
+    assert len(starts) >= 12 and held[0] and len(ends) >= len(starts)
     np.testing.assert_allclose(t[ends[1:len(starts) + 1]] - t[starts[:len(ends) - 1]],
                                latch_time, atol=1.5 * dt)
     for a, b in zip(starts, ends[1:], strict=False):
         assert np.ptp(z[a:b]) < 1e-12
     assert np.ptp(z) > 0.5  # it moves between the holds
-    ds, *_ = _absorber("pto_declutch", 9.0, 120.0, dt, waves=sea, damping=2.0e5,
+    ds, *_ = _absorber("pto_declutch", 9.0, 60.0, dt, waves=sea, damping=2.0e5,
                        declutch_time=1.0)
     f = first(ds, "pto_declutch_force")
     v = first(ds, "pto_declutch_velocity")
@@ -458,6 +464,6 @@ def test_latching_and_declutching_run_in_irregular_waves() -> None:
         if clutched[k]:
             clutched[k:k + 100] = False  # 1 s of 10 ms steps from the step after it
             windows += 1
-    assert windows >= 15
+    assert windows >= 12
     assert (f[~clutched] == 0.0).all()
     np.testing.assert_allclose(f[clutched], 2.0e5 * v[clutched], rtol=1e-12)
