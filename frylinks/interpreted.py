@@ -335,7 +335,7 @@ def active() -> bool:
 def forced() -> bool:
     """Whether ``FRYLINKS_INTERPRET=1`` keeps everything on the interpreted tier: a
     kernel whose machine code is not in the cache runs as Python, and nothing is
-    compiled for it (but a kernel that cannot run so, one calling a C library). For a
+    compiled for it (but a kernel that cannot run so: an intrinsic without a stand-in). For a
     machine that runs many short models once, a test suite with an empty cache above
     all: each new kind of model's step would take longer to compile than to run."""
     return os.environ.get(FORCED_ENV) == "1"

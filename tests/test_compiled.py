@@ -57,10 +57,11 @@ def _largest_difference(a: xr.Dataset, b: xr.Dataset) -> tuple[str, float]:
 
 
 #: Cases whose kinds the default run compiles here (with test_interpreted's, which share
-#: them); the others are ``slow``: every type's kernels are compiled in the default run by
-#: test_every_registered_type_compiles, the fast version of this test.
-DEFAULT_CASES = ("pendulum", "chain", "point_absorber", "moored_buoy",
-                 "moored_buoy_dynamic", "rm3")
+#: them): the pendulum (the engine's kernels, a constraint), the point absorber (waves,
+#: radiation memory), the moored buoy (catenary lines) and its dynamic version
+#: (MoorDyn). The others are ``slow``: every type's kernels are compiled in the default
+#: run by test_every_registered_type_compiles, the fast version of this test.
+DEFAULT_CASES = ("pendulum", "point_absorber", "moored_buoy", "moored_buoy_dynamic")
 
 
 @pytest.mark.parametrize("case", [
@@ -206,22 +207,22 @@ def test_a_numpy_subclass_of_a_compiled_type_is_not_compiled_with_its_base() -> 
     assert RevoluteLink([{}], []).compiled() is None
 
 
-@pytest.mark.parametrize("name", ["revolute", "world_force"])
-def test_check_compiled_passes_on_builtin_types(name: str) -> None:
-    """frylinks.testing.check_compiled, compiled, on a link type and a force type (every
-    type is checked by check_plugin in test_testing, and compiled against the Python
-    path in the model of every type: a third kind compiled here cost a new machine's
-    run 24 s and checked nothing more)."""
+def test_check_compiled_passes_on_a_builtin_type() -> None:
+    """frylinks.testing.check_compiled, compiled, on a link type (every type is checked
+    by check_plugin in test_testing, and compiled against the Python path by
+    check_compiled_types in the model of every type; the revolute link's model is the
+    pendulum's kind, compiled anyway)."""
     registry = Registry()
-    info = registry.get("link", name) or registry.get("force", name)
+    info = registry.get("link", "revolute")
     assert info is not None
     check_compiled(info.cls, registry=registry)
 
 
 def test_check_compiled_catches_a_compiled_run_that_differs() -> None:
     """check_compiled can fail: a type whose first block (the compiled run's) reads
-    twice its force in its kernel data is caught. (On world_force's examples: the same
-    kind as the test above, so nothing new is compiled.)"""
+    twice its force in its kernel data is caught. (In the model of every type with the
+    lying type for world_force: the kind test_every_registered_type_compiles compiles,
+    so nothing new is compiled.)"""
     from frylinks_forces.world import WorldForce
 
     class Lying(WorldForce):
@@ -233,8 +234,12 @@ def test_check_compiled_catches_a_compiled_run_that_differs() -> None:
             type(self).made += 1
             return (2.0 * const if type(self).made == 1 else const), slot, frame, torque
 
+    classes, examples, registry = every_type_model()
+    assert WorldForce in classes
+    classes = [Lying if c is WorldForce else c for c in classes]
     with pytest.raises(AssertionError, match="differ in"):
-        check_compiled(Lying)
+        check_compiled_types(classes, examples, registry=registry)
+    assert Lying.made >= 1
 
 
 def _interacting_bodies(interaction: bool) -> System:
@@ -252,11 +257,19 @@ def _interacting_bodies(interaction: bool) -> System:
     return s
 
 
-def test_generalized_alpha_with_bodies_that_interact() -> None:
+@pytest.mark.parametrize("tier", [
+    "interpreted",
+    # (a kind of model of its own: 23 s of compile on a new machine)
+    pytest.param("compiled", marks=pytest.mark.slow)])
+def test_generalized_alpha_with_bodies_that_interact(tier: str,
+                                                     monkeypatch: pytest.MonkeyPatch
+                                                     ) -> None:
     """The added mass between bodies in generalized-alpha's Newton matrix and residual,
-    compiled and on the Python path: they agree to Newton's tolerance; with the
-    interaction the float's heave sets the spar moving (2 cm/s within 4 s), without it
-    the spar stays still."""
+    in the step (its kernels compiled, or run as Python on the interpreted tier) and on
+    the Python path: they agree to Newton's tolerance; with the interaction the float's
+    heave sets the spar moving (2 cm/s within 4 s), without it the spar stays still."""
+    if tier == "interpreted":
+        monkeypatch.setenv("FRYLINKS_INTERPRET", "1")
     kwargs = {"t_end": 4.0, "dt": 0.05, "every": 10, "integrator": "generalized_alpha"}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the dataset's asymmetry and grid warnings

@@ -163,10 +163,10 @@ def test_the_child_compiles_what_the_run_ran_interpreted(
 #: Shipped cases run here besides the model of every type (tests/test_compiled.py's
 #: :func:`every_type_model`, whose kernels are every built-in one but MoorDyn's, whose
 #: interpreted runs differ at 1e-9 m: docs/compiled.md): the pendulum (a constraint;
-#: generalized-alpha's Newton kernels too), the chain (line springs and dampers), the
-#: point absorber's PTO and memory in waves, the moored buoy's catenary lines. Each is a
-#: kind the default run compiles anyway (tests/test_compiled.py's DEFAULT_CASES).
-CASES = ("pendulum", "chain", "point_absorber", "moored_buoy")
+#: generalized-alpha's Newton kernels too), the point absorber's PTO and memory in
+#: waves, the moored buoy's catenary lines. Each is a kind the default run compiles
+#: anyway (tests/test_compiled.py's DEFAULT_CASES).
+CASES = ("pendulum", "point_absorber", "moored_buoy")
 #: The cases also run with generalized-alpha here (its Newton kernels): the pendulum,
 #: whose generalized-alpha step tests/test_compiled.py compiles anyway (a step of that
 #: integrator for any other case would be compiled only for this test).
