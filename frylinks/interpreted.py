@@ -112,9 +112,10 @@ class _Tiered:
             self.look_after = now + LOOK_EVERY
         self.runner = python_function(d)
         if _THREAD.depth == 0:  # (called from Python: the child compiles it after the run)
-            argtypes = argtypes or _types(d, args)
-            if (d, argtypes) not in _RECORDED:
-                _RECORDED.append((d, argtypes))
+            if _ACTIVE[0]:  # (a child may compile; under forced() alone none does)
+                argtypes = argtypes or _types(d, args)
+                if (d, argtypes) not in _RECORDED:
+                    _RECORDED.append((d, argtypes))
             return guarded(self.runner, self._compiled)
         return self.runner
 

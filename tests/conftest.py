@@ -22,6 +22,21 @@ import pytest
 
 os.environ.setdefault("FRYLINKS_INTERPRET", "1")
 
+#: Run first (their file goes to the first worker): the compiled run of the pendulum
+#: compiles the engine's own kernels, which every model's step calls. Until they are in
+#: the cache, a test on the interpreted tier runs them as Python too, several times
+#: slower; on a new machine the first minutes of the suite did.
+FIRST = ("tests/test_compiled.py::test_every_case_runs_compiled_and_equals_the_python_path"
+         "[pendulum]")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """:data:`FIRST`'s file first, :data:`FIRST` first in it (pytest-xdist hands out
+    whole files in this order); the rest as collected."""
+    first_file = FIRST.split("::")[0]
+    items.sort(key=lambda item: (item.nodeid.split("::")[0] != first_file,
+                                 item.nodeid != FIRST))
+
 
 @pytest.fixture(autouse=True)
 def _compiled_when_marked(request: pytest.FixtureRequest,

@@ -399,19 +399,22 @@ def factor_into(S: SolveRoom) -> bool:
     return ok
 
 
-def room_of(G: Array, Minv: MassInverse) -> SolveRoom:
-    """A :class:`SolveRoom` holding ``G`` and ``Minv`` (for the allocating kernels; the
-    sparsity from ``G``'s nonzero blocks)."""
+def room_of(G: Array, Minv: MassInverse,
+            pattern: tuple[Array, Array, Array, Array] | None = None) -> SolveRoom:
+    """A :class:`SolveRoom` holding ``G`` and ``Minv`` (for the allocating kernels); the
+    sparsity ``pattern`` (:func:`row_pattern`) given, else from ``G``'s nonzero blocks."""
     G = np.ascontiguousarray(G, dtype=float)
     nr, nb = G.shape[0], Minv.blocks.shape[0]
     n = 6 * len(Minv.coupled)
     z = np.zeros
-    used = np.argwhere(np.abs(G.reshape(nr, nb, 6)).sum(axis=2) != 0.0)
+    if pattern is None:
+        used = np.argwhere(np.abs(G.reshape(nr, nb, 6)).sum(axis=2) != 0.0)
+        pattern = row_pattern(used, nr, nb)
     return SolveRoom(Minv.blocks, Minv.coupled, Minv.W, z((n, n)), z((n, n)), z((n, n)),
                      G, z((nr, 6 * nb)), z((nr, nr)),
                      z((nr, nr)), z((nr, n)), z(nr), z(nr), z(nr), z((4, nr)), z(n),
                      z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)),
-                     *row_pattern(used, nr, nb))
+                     *pattern)
 
 
 @helper

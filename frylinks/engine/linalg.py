@@ -55,6 +55,7 @@ class ConstraintSolver:
         self._jit_factor = False
         self._A: Any = None
         self._wood: tuple[Array, Array, Array] | None = None
+        self._row_pattern: tuple[Array, Array, Array, Array] | None = None
         if not self.dense and nb_rows:
             # csr structure built once; only the data changes per evaluation
             order = np.lexsort((cols, rows))
@@ -103,7 +104,12 @@ class ConstraintSolver:
             G = np.zeros((self.nb_rows, 6 * self.nb_bodies))
             G[self.rows, self.cols] = values
             self._G = G
-            S = K.room_of(G, _blocks_only(Minv))
+            if self._row_pattern is None:  # (the pattern's, as the compiled solve's)
+                keep = self.cols >= 0
+                self._row_pattern = K.row_pattern(
+                    np.stack([self.rows[keep], self.cols[keep] // 6], axis=1),
+                    self.nb_rows, self.nb_bodies)
+            S = K.room_of(G, _blocks_only(Minv), self._row_pattern)
             ok = K.factor_into(S)
             A, L = S.A, S.L
             self._pattern = (S.rb, S.nrb)
