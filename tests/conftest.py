@@ -32,7 +32,8 @@ FIRST = ("tests/test_compiled.py::test_every_case_runs_compiled_and_equals_the_p
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """:data:`FIRST`'s file first, :data:`FIRST` first in it (pytest-xdist hands out
-    whole files in this order); the rest as collected."""
+    whole files in this order: ``--no-loadscope-reorder`` in pyproject.toml's addopts);
+    the rest as collected."""
     first_file = FIRST.split("::")[0]
     items.sort(key=lambda item: (item.nodeid.split("::")[0] != first_file,
                                  item.nodeid != FIRST))
