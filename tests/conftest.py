@@ -28,15 +28,22 @@ os.environ.setdefault("FRYLINKS_INTERPRET", "1")
 #: slower; on a new machine the first minutes of the suite did.
 FIRST = ("tests/test_compiled.py::test_every_case_runs_compiled_and_equals_the_python_path"
          "[pendulum]")
+#: Run last: a child process compiles there a step calling the engine's kernels, which
+#: it would compile too before they are in the cache.
+LAST = ("tests/test_background.py",)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """:data:`FIRST`'s file first, :data:`FIRST` first in it (pytest-xdist hands out
-    whole files in this order: ``--no-loadscope-reorder`` in pyproject.toml's addopts);
-    the rest as collected."""
+    """:data:`FIRST`'s file first, :data:`FIRST` first in it, :data:`LAST` last
+    (pytest-xdist hands out whole files in this order: ``--no-loadscope-reorder`` in
+    pyproject.toml's addopts); the rest as collected."""
     first_file = FIRST.split("::")[0]
-    items.sort(key=lambda item: (item.nodeid.split("::")[0] != first_file,
-                                 item.nodeid != FIRST))
+
+    def rank(item: pytest.Item) -> tuple[int, bool]:
+        path = item.nodeid.split("::")[0]
+        return (0 if path == first_file else 2 if path in LAST else 1, item.nodeid != FIRST)
+
+    items.sort(key=rank)
 
 
 @pytest.fixture(autouse=True)
