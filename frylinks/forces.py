@@ -215,10 +215,24 @@ class ForceType:
     #: resolution in the parameter ``mesh_resolution`` when the type declares one. None
     #: (the default): the type reads no geometry.
     body_mesh: ClassVar[str | None] = None
-    #: Names of force types that must not act on the same body (first attachment) as
-    #: this one, as two sources of one load would count it twice (a buoyancy from a
-    #: mesh and a linear one balancing the weight): adding both is an error naming them.
-    excludes: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def needs_body_mesh(cls, params: Mapping[str, Any]) -> bool:
+        """Whether an element with ``params`` reads the mesh of :attr:`body_mesh` (the
+        body must then have a geometry): always, unless the type says otherwise."""
+        return True
+    @classmethod
+    def supplies(cls, params: Mapping[str, Any]) -> tuple[str, ...]:
+        """The loads an element with ``params`` supplies on its body (first attachment),
+        by name (e.g. ``"buoyancy and hydrostatic restoring"``, ``"Froude-Krylov
+        force"``): a force of another type supplying one of them on the same body would
+        count it twice, and adding it is an error naming the load, both forces and
+        ``hint``. Default: none (loads that add up, as springs do)."""
+        return ()
+
+    #: What to do when two forces supply one load (:meth:`supplies`): the end of the
+    #: error's message.
+    supplies_hint: ClassVar[str] = "keep one"
 
     def __init__(self, instances: Sequence[Mapping[str, Any]],
                  signal_specs: list[SignalSpec]) -> None:

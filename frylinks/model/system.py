@@ -367,9 +367,10 @@ class System:
             raise ModelError(f"both ends are on '{nodes[0].body.name}'; a force between two "
                              "nodes joins two distinct bodies", path)
         if nodes:
-            _check_exclusive(self, info.cls, nodes[0].body, path)
+            _check_exclusive(self, info.cls, parsed, nodes[0].body, path)
         key = info.cls.body_mesh
-        if key is not None and parsed.get(key) is None and nodes:
+        if key is not None and parsed.get(key) is None and nodes \
+                and info.cls.needs_body_mesh(parsed):
             parsed[key] = _body_mesh(nodes[0].body, parsed.get("mesh_resolution"),
                                      f"{path}.{key}")
         force = ForceDef(name, type, parsed, nodes)
@@ -403,21 +404,29 @@ class System:
         return parsed
 
 
-def _check_exclusive(system: System, cls: Any, body: Body, path: str) -> None:
-    """Raise when a force of type ``cls`` would act on ``body`` beside one of a type that
-    either excludes (:attr:`~frylinks.forces.ForceType.excludes`)."""
+def _check_exclusive(system: System, cls: Any, params: Mapping[str, Any], body: Body,
+                     path: str) -> None:
+    """Raise when a force of type ``cls`` with ``params`` would supply on ``body`` a load
+    a force of another type there supplies already
+    (:meth:`~frylinks.forces.ForceType.supplies`): it would count twice."""
     if body.is_ground:
         return
+    mine = set(cls.supplies(params))
+    if not mine:
+        return
     for other in system.forces.values():
-        if not other.nodes or other.nodes[0].body is not body:
+        if not other.nodes or other.nodes[0].body is not body or other.type == cls.name:
             continue
         info = system.registry.get("force", other.type)
-        theirs = () if info is None else getattr(info.cls, "excludes", ())
-        if other.type in getattr(cls, "excludes", ()) or cls.name in theirs:
+        if info is None:
+            continue
+        both = sorted(mine & set(info.cls.supplies(other.params)))
+        if both:
+            hint = cls.supplies_hint if cls.supplies_hint != "keep one" \
+                else info.cls.supplies_hint
             raise ModelError(f"a '{cls.name}' force on body '{body.name}' beside the "
                              f"'{other.type}' force '{other.name}': both supply its "
-                             "buoyancy and restoring, which would count them twice; keep "
-                             "one", path)
+                             f"{' and '.join(both)}, which would count twice; {hint}", path)
 
 
 def _body_mesh(body: Body, resolution: Any, path: str) -> Any:

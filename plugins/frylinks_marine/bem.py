@@ -116,7 +116,12 @@ class WaveExcitation(DatasetForce):
 
     name = "wave_excitation"
     parameters = {"body": BODY, "hydrodynamics": HYDRO, "hydrodynamics_body": HYDRO_BODY,
-                  "hydrodynamics_cog": HYDRO_COG}
+                  "hydrodynamics_cog": HYDRO_COG,
+                  "part": Param("choice", "", "total: diffraction and Froude-Krylov; "
+                                "diffraction: without the incident wave's Froude-Krylov "
+                                "force, when nonlinear_hydrostatics (froude_krylov: true) "
+                                "supplies it on the body's wetted surface",
+                                default="total", choices=("total", "diffraction"))}
     description = "linear wave excitation force from a Capytaine, BEMIO or WAMIT dataset"
 
     @classmethod
@@ -126,6 +131,13 @@ class WaveExcitation(DatasetForce):
             db.require_excitation()  # a WAMIT run without its .3 file
         except ModelError as exc:
             raise ModelError(exc.message, "hydrodynamics") from None
+        db.excitation_part(params["part"])  # (its error names the key 'part')
+
+    @classmethod
+    def supplies(cls, params: Mapping[str, Any]) -> tuple[str, ...]:
+        if params["part"] == "diffraction":
+            return ("diffraction force",)
+        return ("Froude-Krylov force", "diffraction force")
 
     def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
         super().__init__(instances, signal_specs)
@@ -137,6 +149,7 @@ class WaveExcitation(DatasetForce):
         self._depth, self._g = math.inf, 9.81
         self._offset = np.zeros((self.nb_forces, 2))
         self.record = ForceRecord.empty(6 * self.nb_forces)
+        self._parts = [str(p["part"]) for p in instances]
 
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
         self.__dict__.pop("_kernel_data", None)  # (built again from what is set here)
@@ -166,7 +179,8 @@ class WaveExcitation(DatasetForce):
             for b in np.unique(heading):
                 pick = heading == b
                 try:
-                    X[pick] = db.excitation_at(self.omega[pick], float(b))
+                    X[pick] = db.excitation_at(self.omega[pick], float(b),
+                                               part=self._parts[i])
                 except ModelError:  # (a spread sea's heading beyond the data's)
                     shown_h = np.degrees(np.angle(np.exp(1j * heading)))
                     listed = ", ".join(f"{h:g}" for h in np.degrees(db.headings))
@@ -195,7 +209,8 @@ class WaveExcitation(DatasetForce):
         out = np.zeros((self.nb_forces, w.size, 6), dtype=complex)
         for i, db in enumerate(self._dbs):
             shift = np.exp(1j * k * float(direction @ self._offset[i]))
-            out[i] = db.at_density(self._rho[i]).excitation_at(w, heading) * shift[:, None]
+            out[i] = db.at_density(self._rho[i]).excitation_at(
+                w, heading, part=self._parts[i]) * shift[:, None]
         return out
 
     def kernel_data(self) -> tuple[Any, ...]:

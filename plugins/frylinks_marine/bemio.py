@@ -271,6 +271,8 @@ def _read(f: _File) -> RawHydro:
     added_mass = np.zeros((omega.size, n, n))
     damping = np.zeros((omega.size, n, n))
     excitation = np.zeros((omega.size, headings.size, n), dtype=complex)
+    # the Froude-Krylov part, when every body has it apart (excitation/froude-krylov)
+    froude_krylov: Array | None = np.zeros_like(excitation)
     a_inf: Array | None = np.zeros((n, n))
     stiffness: Array | None = np.zeros((n, n))
     cgs: list[Array | None] = []
@@ -336,6 +338,22 @@ def _read(f: _File) -> RawHydro:
                                  name)
         # BEMIO keeps WAMIT's exp(+i w t): its conjugate is frylinks' phasor
         excitation[:, :, rows] = np.transpose(re[:6] - 1j * im[:6], (2, 1, 0)) * rho * g
+        fk = f"{coeffs}/excitation/froude-krylov"
+        # (optional: a file whose part holds NaN, as BEMIO writes for WAMIT runs
+        # without it, gives the total only)
+        if froude_krylov is not None and f.has(f"{fk}/re") and f.has(f"{fk}/im") \
+                and np.isfinite(f.array(f"{fk}/re")).all() \
+                and np.isfinite(f.array(f"{fk}/im")).all():
+            fk_re = frequency_last(f"{fk}/re", "Froude-Krylov excitation / (rho g)", 3)
+            fk_im = frequency_last(f"{fk}/im", "Froude-Krylov excitation / (rho g)", 3)
+            if fk_re.shape[:2] != (dof, headings.size) or fk_im.shape != fk_re.shape:
+                raise ModelError(f"{where}: '{fk}/re' has shape {fk_re.shape}; expected "
+                                 f"({dof}, {headings.size}, {nw_all}), as the excitation",
+                                 f"{fk}/re")
+            froude_krylov[:, :, rows] = np.transpose(fk_re[:6] - 1j * fk_im[:6],
+                                                     (2, 1, 0)) * rho * g
+        else:
+            froude_krylov = None
         _mean_drift(f, coeffs, drift, rows, n, dof, headings.size, nw_all, keep, rho * g)
         _qtfs(f, coeffs, qtfs, 6 * b)
         if a_inf is not None and f.has(f"{coeffs}/added_mass/inf_freq"):
@@ -364,6 +382,8 @@ def _read(f: _File) -> RawHydro:
                       "cross-body columns); the cross-body terms are zero", UserWarning,
                       stacklevel=4)
     second_order = _second_order(drift, qtfs, n, omega, headings, where)
+    if froude_krylov is not None:
+        froude_krylov = by_heading(froude_krylov, headings)[0]
     excitation, headings = by_heading(excitation, headings)
     state_space = _assembled_state_space(ss_blocks, n, omega, damping)
     return RawHydro(
@@ -374,7 +394,8 @@ def _read(f: _File) -> RawHydro:
         dofs=[DOF_NAMES] * nb, where=where,
         kernel_time=kernel_t if kernel is not None and kernel.size else None,
         kernel=kernel if kernel is not None and kernel.size else None,
-        state_space=state_space, aliases=aliases, second_order=second_order)
+        state_space=state_space, aliases=aliases, second_order=second_order,
+        froude_krylov=froude_krylov)
 
 
 def _depth(f: _File) -> float:

@@ -14,12 +14,13 @@ evaluation is a compiled kernel (:mod:`frylinks.jit`) at the end of the module.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from frylinks.errors import ModelError
+from frylinks.errors import ElementError, ModelError
 from frylinks.forces import ForceContext, ForceKernels, ForceType
 from frylinks.jit import kernel, scratch
 from frylinks.kinematics import NodeFrames
@@ -28,8 +29,16 @@ from frylinks.params import Param
 from . import dofs
 from .datasets import HYDRO_COG, dataset_of, in_environment
 from .dofs import MATRIX_DOC, displacement6, matvec6, put_wrench
+from .hydrostatics import hydrostatics
+from .mesh_checks import mesh_arrays
 
 Array = np.ndarray
+
+#: Relative difference above which ``stiffness: geometry`` warns: the mesh's displaced
+#: mass against the body's, and its heave, roll and pitch stiffness against the
+#: dataset's (5 %: a coarse mesh of a smooth hull stays well inside it; a different
+#: draft or hull does not).
+GEOMETRY_TOLERANCE = 0.05
 
 BODY = Param("body", "", "the body (the force acts at its COG)")
 HYDRO_FILE = Param("path", "", "hydrodynamic data holding a hydrostatic stiffness: a "
@@ -140,7 +149,15 @@ class LinearHydrostatics(ForceType):
     parameters = {
         "body": BODY,
         "stiffness": Param("any", "N m-1, N m rad-1", "hydrostatic stiffness K, " + MATRIX_DOC
-                           + " (default: the dataset's, from 'hydrodynamics')", default=None),
+                           + " (default: the dataset's, from 'hydrodynamics'); or 'geometry': "
+                           "from the body's mesh at its initial pose (waterplane, centre of "
+                           "buoyancy, COG), checked against the dataset's if one is given",
+                           default=None),
+        "mesh": Param("any", "", "the mesh for stiffness: geometry (points (nv, 3) in body "
+                      "axes about the COG, faces); default: the body's geometry",
+                      default=None),
+        "mesh_resolution": Param("float", "1", "points around a shape's mesh (stiffness: "
+                                 "geometry)", default=48, positive=True),
         "hydrodynamics": HYDRO_FILE,
         "hydrodynamics_body": HYDRO_FILE_BODY,
         "hydrodynamics_cog": HYDRO_COG,
@@ -152,10 +169,24 @@ class LinearHydrostatics(ForceType):
     examples = [{"stiffness": {"heave": 7.7e5, "roll": 5.0e6, "pitch": 5.0e6}},
                 {"stiffness": {"heave": 1.0e5}, "equilibrium": [0.0, 0.0, -0.5]}]
     memory = ("p_ref", "q_ref", "buoyancy")
+    body_mesh = "mesh"
+
+    @classmethod
+    def needs_body_mesh(cls, params: Mapping[str, Any]) -> bool:
+        return bool(params["stiffness"] == "geometry")
+
+    @classmethod
+    def supplies(cls, params: Mapping[str, Any]) -> tuple[str, ...]:
+        return ("buoyancy and hydrostatic restoring",)
 
     @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
-        if params["stiffness"] is not None:
+        if params["stiffness"] == "geometry":
+            if params["mesh"] is not None:
+                mesh_arrays(params["mesh"], "mesh")
+            if params["hydrodynamics"] is not None:
+                dataset_of(params)
+        elif params["stiffness"] is not None:
             dofs.matrix6(params["stiffness"], "stiffness")
         elif params["hydrodynamics"] is None:
             raise ModelError("give a 'stiffness' or a dataset 'hydrodynamics' holding one",
@@ -171,8 +202,18 @@ class LinearHydrostatics(ForceType):
         mats = []
         #: per element, the dataset the stiffness comes from (None: given by the user)
         self._dbs: list[Any] = []
-        for p in instances:
-            if p["stiffness"] is not None:
+        #: per element, the mesh its stiffness comes from (stiffness: geometry) or None
+        self._meshes: list[tuple[Array, Array] | None] = []
+        for i, p in enumerate(instances):
+            self._meshes.append(None)
+            if p["stiffness"] == "geometry":
+                if p["mesh"] is None:
+                    raise ElementError("stiffness: geometry, but the body has no geometry",
+                                       "stiffness", i)
+                self._meshes[-1] = mesh_arrays(p["mesh"], "mesh")
+                mats.append(np.zeros((6, 6)))
+                self._dbs.append(dataset_of(p) if p["hydrodynamics"] is not None else None)
+            elif p["stiffness"] is not None:
                 mats.append(dofs.matrix6(p["stiffness"]))
                 self._dbs.append(None)
             else:
@@ -186,10 +227,13 @@ class LinearHydrostatics(ForceType):
 
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
         # in place: the kernel data holds these arrays
-        for i, db in enumerate(self._dbs):
-            if db is not None:  # a dataset's stiffness follows the density rule
-                self.stiffness[i] = in_environment(db, ctx).hydrostatic_stiffness
         f = frames[0]
+        for i, db in enumerate(self._dbs):
+            mesh = self._meshes[i]
+            if mesh is not None:
+                self.stiffness[i] = self._from_geometry(i, mesh, f, ctx)
+            elif db is not None:  # a dataset's stiffness follows the density rule
+                self.stiffness[i] = in_environment(db, ctx).hydrostatic_stiffness
         for i, g in enumerate(self._given):
             self.p_ref[i] = f.p[i] if g is None else np.asarray(g, dtype=float)
         self.q_ref[...] = f.q
@@ -197,6 +241,40 @@ class LinearHydrostatics(ForceType):
 
     def kernel_data(self) -> tuple[Any, ...]:
         return (self.stiffness, self.p_ref, self.q_ref, self.buoyancy)
+
+    def _from_geometry(self, i: int, mesh: tuple[Array, Array], f: NodeFrames,
+                       ctx: ForceContext) -> Array:
+        """Element ``i``'s stiffness about its COG from its mesh posed at the initial
+        state (:func:`frylinks_marine.hydrostatics.hydrostatics`), with a warning where
+        the mesh's buoyancy is not the weight, or the dataset's stiffness differs by
+        more than :data:`GEOMETRY_TOLERANCE`."""
+        env = ctx.settings.get("environment")
+        rho = 1025.0 if env is None else float(env.rho)
+        g = float(np.linalg.norm(ctx.gravity)) or 9.81
+        mass = float(ctx.masses[0][i])
+        local, faces = mesh
+        points = f.p[i] + local @ f.R[i].T
+        hs = hydrostatics(points, faces, mass, f.p[i], rho, g)
+        k = np.asarray(hs.stiffness, dtype=float)
+        where = f"linear_hydrostatics element {i} (stiffness: geometry)"
+        displaced = rho * hs.wetted.volume
+        if abs(displaced - mass) > GEOMETRY_TOLERANCE * mass:
+            warnings.warn(f"{where}: the body's mesh displaces {displaced / 1e3:.6g} t at its "
+                          f"initial pose, its mass is {mass / 1e3:.6g} t: the force balances "
+                          "the weight there all the same (give the pose where they agree)",
+                          UserWarning, stacklevel=2)
+        db = self._dbs[i]
+        if db is not None:
+            given = np.asarray(in_environment(db, ctx).hydrostatic_stiffness, dtype=float)
+            for d, name in ((2, "heave"), (3, "roll"), (4, "pitch")):
+                ref = abs(given[d, d])
+                if abs(k[d, d] - given[d, d]) > GEOMETRY_TOLERANCE * max(ref, 1e-12):
+                    warnings.warn(
+                        f"{where}: the {name} stiffness from the geometry, {k[d, d]:.6g}, "
+                        f"differs from the dataset's ({db.label}), {given[d, d]:.6g}, by "
+                        f"more than {GEOMETRY_TOLERANCE:.0%}; the geometry's is used",
+                        UserWarning, stacklevel=2)
+        return k
 
 
 # ---------------------------------------------------------------------------- kernels

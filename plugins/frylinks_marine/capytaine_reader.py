@@ -186,11 +186,13 @@ def _capytaine_raw(ds: xr.Dataset, where: str) -> RawHydro:
     added_mass, a_inf = radiation("added_mass")
     damping, _ = radiation("radiation_damping")
     excitation, headings = _excitation(ds, freq_dim, inf_map, n, keep, order, omega, where)
+    froude_krylov = _froude_krylov(ds, freq_dim, inf_map, n, keep, order, omega, where)
     named = [b for b in bodies if b is not None]
     second_order = mean_drift_tables(ds, freq_dim, inf_map, bodies, keep, order, omega, where)
     return RawHydro(
         bodies=bodies, omega=omega, added_mass=added_mass, radiation_damping=damping,
         excitation=excitation, headings=headings, added_mass_inf=a_inf,
+        froude_krylov=froude_krylov,
         hydrostatic_stiffness=_matrix(ds, "hydrostatic_stiffness", inf_map, rad_map, n, where),
         inertia=_matrix(ds, "inertia_matrix", inf_map, rad_map, n, where),
         rho=rho, g=g, water_depth=depth,
@@ -426,6 +428,22 @@ def _excitation(ds: xr.Dataset, freq_dim: str, inf_map: dict[int, int], n: int, 
                          "'diffraction_force' and 'Froude_Krylov_force'); the dataset "
                          "needs diffraction problems (a 'wave_direction' in the test "
                          "matrix)", "excitation_force")
+    return _excitation_table(da, freq_dim, inf_map, n, keep, order, omega, where)
+
+
+def _froude_krylov(ds: xr.Dataset, freq_dim: str, inf_map: dict[int, int], n: int,
+                   keep: Array, order: Array, omega: Array, where: str) -> Array | None:
+    """The Froude-Krylov part of the excitation (as :func:`_excitation`'s table), when
+    the dataset has it apart (``Froude_Krylov_force``), else None."""
+    if "Froude_Krylov_force" not in ds:
+        return None
+    da = ds["Froude_Krylov_force"]
+    return _excitation_table(da, freq_dim, inf_map, n, keep, order, omega, where)[0]
+
+
+def _excitation_table(da: xr.DataArray, freq_dim: str, inf_map: dict[int, int], n: int,
+                      keep: Array, order: Array, omega: Array, where: str
+                      ) -> tuple[Array, Array]:
     if "wave_direction" not in da.dims and "wave_direction" in da.coords:
         da = da.expand_dims("wave_direction")
     da = _squeezed(da, (freq_dim, "wave_direction", "influenced_dof"), where)
@@ -434,7 +452,7 @@ def _excitation(ds: xr.Dataset, freq_dim: str, inf_map: dict[int, int], n: int, 
     src, dst = zip(*inf_map.items(), strict=True)
     values[..., list(dst)] = da.values[..., list(src)]
     values = values[keep][order]
-    _require_finite(values, omega, "excitation_force", where)
+    _require_finite(values, omega, str(da.name), where)
     headings = np.mod(np.asarray(da["wave_direction"].values, dtype=float), 2 * np.pi)
     return by_heading(values, headings)
 

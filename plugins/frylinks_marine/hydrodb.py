@@ -170,6 +170,11 @@ class HydroDatabase:
     second_order
         Mean drift and QTFs (:class:`~frylinks_marine.second_order.SecondOrder`), or
         None.
+    froude_krylov
+        The Froude-Krylov part of :attr:`excitation` (same shape), where the source
+        gives it apart from the diffraction part (Capytaine's ``Froude_Krylov_force``,
+        BEMIO's ``excitation/froude-krylov``), else None: :meth:`excitation_at`'s
+        ``part="diffraction"`` needs it.
     """
 
     omega: Array
@@ -195,6 +200,7 @@ class HydroDatabase:
     added_mass_zero: Array | None = field(default=None, repr=False)
     excitation_absent: str | None = field(default=None, repr=False)
     second_order: SecondOrder | None = field(default=None, repr=False)
+    froude_krylov: Array | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         def setf(name: str, value: Any) -> None:
@@ -259,6 +265,8 @@ class HydroDatabase:
             added_mass_inf=mv(self.added_mass_inf), inertia=moved_by(self.inertia, t),
             hydrostatic_stiffness=moved_by(self.hydrostatic_stiffness, t),
             excitation=np.einsum("ki,...k->...i", t, self.excitation), rotation_center=new,
+            froude_krylov=(None if self.froude_krylov is None
+                           else np.einsum("ki,...k->...i", t, self.froude_krylov)),
             kernel=moved_by(self.kernel, t),
             state_space=None if self.state_space is None else self.state_space.moved(t),
             added_mass_zero=moved_by(self.added_mass_zero, t),
@@ -282,6 +290,7 @@ class HydroDatabase:
         return replace(
             self, added_mass=self.added_mass * r, radiation_damping=self.radiation_damping * r,
             excitation=self.excitation * r, added_mass_inf=self.added_mass_inf * r,
+            froude_krylov=None if self.froude_krylov is None else self.froude_krylov * r,
             hydrostatic_stiffness=(None if self.hydrostatic_stiffness is None
                                    else self.hydrostatic_stiffness * r),
             kernel=None if self.kernel is None else self.kernel * r,
@@ -305,7 +314,7 @@ class HydroDatabase:
                              "dataset with excitation for wave forces", "excitation")
 
     def excitation_at(self, omega: Any, heading: float = 0.0,
-                      method: str = "linear") -> Array:
+                      method: str = "linear", part: str = "total") -> Array:
         """Excitation phasors per unit wave amplitude at frequencies ``omega``.
 
         Parameters
@@ -340,13 +349,13 @@ class HydroDatabase:
         ModelError
             For a heading outside the stored span (``"linear"``) or an unknown method.
         """
-        self.require_excitation()
+        source = self.excitation_part(part)
         w = np.asarray(omega, dtype=float)
         scalar = w.ndim == 0
         w = w.reshape(-1)
         table = np.zeros((self.omega.size, 6), dtype=complex)
         for index, weight in self._heading_weights(float(heading), method):
-            table += weight * self.excitation[:, index, :]
+            table += weight * source[:, index, :]
         i0, i1, s, inside = linear_weights(w, self.omega)
         out = (1.0 - s)[:, None] * table[i0] + s[:, None] * table[i1]
         out[~inside] = 0.0
@@ -356,6 +365,27 @@ class HydroDatabase:
                 f"outside the data ({self.omega[0]:g} to {self.omega[-1]:g} rad/s); "
                 "their excitation is zero", UserWarning, stacklevel=2)
         return out[0] if scalar else out
+
+    def excitation_part(self, part: str = "total") -> Array:
+        """The excitation table ``(nw, nb_headings, 6)``: ``"total"`` (diffraction and
+        Froude-Krylov, :attr:`excitation`) or ``"diffraction"`` (without the incident
+        wave's Froude-Krylov force, for a body whose Froude-Krylov force another force
+        supplies, e.g. on its instantaneous wetted surface). ModelError when the data have
+        no excitation, or give only the total and the diffraction part is asked for."""
+        self.require_excitation()
+        if part == "total":
+            return self.excitation
+        if part != "diffraction":
+            raise ModelError(f"unknown excitation part {part!r}; accepted: total, "
+                             "diffraction", "part")
+        if self.froude_krylov is None:
+            raise ModelError(
+                f"{self._where()}the data give the excitation only in total (diffraction "
+                "and Froude-Krylov together); the diffraction part needs them apart: a "
+                "Capytaine dataset with 'diffraction_force' and 'Froude_Krylov_force', or "
+                "a BEMIO file with excitation/froude-krylov (WAMIT's .3 holds the total "
+                "only)", "part")
+        return self.excitation - self.froude_krylov
 
     def _heading_weights(self, heading: float, method: str) -> list[tuple[int, float]]:
         return heading_weights(self.headings, heading, method, self._where())
@@ -434,6 +464,7 @@ class MultiBodyDatabase:
     added_mass_zero: Array | None = field(default=None, repr=False)
     excitation_absent: str | None = field(default=None, repr=False)
     second_order: SecondOrder | None = field(default=None, repr=False)
+    froude_krylov: Array | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         def setf(name: str, value: Any) -> None:
@@ -501,6 +532,7 @@ class MultiBodyDatabase:
         return HydroDatabase(
             omega=self.omega, added_mass=added_mass, radiation_damping=damping,
             excitation=self.excitation[..., s], headings=self.headings,
+            froude_krylov=None if self.froude_krylov is None else self.froude_krylov[..., s],
             added_mass_inf=a_inf, added_mass_inf_source=self.added_mass_inf_source,
             hydrostatic_stiffness=block(self.hydrostatic_stiffness),
             inertia=block(self.inertia), rho=self.rho, g=self.g,
@@ -524,6 +556,7 @@ class MultiBodyDatabase:
         return replace(
             self, added_mass=self.added_mass * r, radiation_damping=self.radiation_damping * r,
             excitation=self.excitation * r, added_mass_inf=self.added_mass_inf * r,
+            froude_krylov=None if self.froude_krylov is None else self.froude_krylov * r,
             hydrostatic_stiffness=sc(self.hydrostatic_stiffness), kernel=sc(self.kernel),
             state_space=None if self.state_space is None else self.state_space.scaled(r),
             added_mass_zero=sc(self.added_mass_zero),

@@ -5,7 +5,13 @@ part by the waterplane through the divergence theorem, which holds only for such
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
+
+from frylinks.errors import ModelError
+from frylinks.params import shown
 
 #: How many offending edges a message shows.
 SHOWN = 3
@@ -104,3 +110,22 @@ def mesh_problems(points: np.ndarray, faces: np.ndarray) -> list[str]:
 
 
 __all__ = ["mesh_problems", "signed_volume"]
+
+
+def mesh_arrays(value: Any, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(points (nv, 3), faces (nf, 4))`` of a mesh object (``points``, ``faces``) or
+    pair; ModelError at key ``where`` for anything else."""
+    if hasattr(value, "points") and hasattr(value, "faces"):
+        points, faces = value.points, value.faces
+    elif isinstance(value, Sequence) and len(value) == 2:
+        points, faces = value
+    else:
+        raise ModelError(f"expected a mesh (points, faces), got {shown(value)}", where)
+    p = np.ascontiguousarray(points, dtype=float)
+    f = np.asarray(faces, dtype=np.int64)
+    if f.ndim == 2 and f.shape[1] == 3:
+        f = np.column_stack([f, f[:, 2]])
+    if p.ndim != 2 or p.shape[1] != 3 or f.ndim != 2 or f.shape[1] != 4 or len(f) == 0 \
+            or f.min() < 0 or f.max() >= len(p):
+        raise ModelError("expected points (nv, 3) and faces (nf, 3 or 4) indexing them", where)
+    return p, np.ascontiguousarray(f)

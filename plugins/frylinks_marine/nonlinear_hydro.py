@@ -21,13 +21,13 @@ Two options (``froude_krylov``):
     ``z_s = d (z - eta) / (d + eta)`` (deep water: ``z - eta``): the pressure is zero on
     the wave surface, exactly, and equals the linear ``-rho g z + rho g eta_lin f(z)``
     below it to first order. The linear excitation must then keep only its diffraction
-    part (see the docs: ``wave_excitation`` cannot yet drop its Froude-Krylov part, so
-    do not combine the two on one body with a dataset whose excitation includes it).
+    part (``wave_excitation`` with ``part: diffraction``).
 
 The force acts at the body's COG, world axes; its moment is about the COG. It supplies
 the whole buoyancy (not balanced against the weight, unlike ``linear_hydrostatics``),
-so it must **not** act on a body together with ``linear_hydrostatics``: the model
-raises when both do (:attr:`~frylinks.forces.ForceType.excludes`).
+so it must **not** act on a body together with ``linear_hydrostatics``, nor (with
+``froude_krylov: true``) with a whole ``wave_excitation``: the model raises when two
+forces supply one load (:meth:`~frylinks.forces.ForceType.supplies`).
 
 The mesh is the body's ``geometry`` (a mesh file or a shape, meshed with
 ``mesh_resolution`` points around), or the parameter ``mesh`` (``(points, faces)`` in
@@ -37,6 +37,7 @@ body axes about the COG). In statics the option ``true`` falls back to still wat
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,36 +51,22 @@ from frylinks.params import Param, shown
 
 from . import wetted as W
 from .body_forces import BODY
-from .mesh_checks import mesh_problems
+from .mesh_checks import mesh_arrays, mesh_problems
 from .wave_kernels import AMP, DEEP, DEPTH, OMEGA, SCALE, K, wave_phase, wave_ramp
 from .waves import WaveField
 
 Array = np.ndarray
 
 STILL = WaveField.still()
+#: Panels a wave length must span at least (the panel's longest edge against the sea's
+#: shortest wave), below which the Froude-Krylov pressure is resolved coarsely: a
+#: warning, not an error (a sea's shortest components carry little energy).
+PANELS_PER_WAVE = 8
 
 #: A cube of side 0.1 m about the COG (the types' examples): 8 corners, 6 outward quads.
 SMALL_BOX = [[[x, y, z] for x in (-0.05, 0.05) for y in (-0.05, 0.05) for z in (-0.05, 0.05)],
              [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4],
               [1, 5, 7, 3]]]
-
-
-def _mesh_arrays(value: Any, where: str) -> tuple[Array, Array]:
-    """``(points (nv, 3), faces (nf, 4))`` of a mesh object or pair."""
-    if hasattr(value, "points") and hasattr(value, "faces"):
-        points, faces = value.points, value.faces
-    elif isinstance(value, Sequence) and len(value) == 2:
-        points, faces = value
-    else:
-        raise ModelError(f"expected a mesh (points, faces), got {shown(value)}", where)
-    p = np.ascontiguousarray(points, dtype=float)
-    f = np.asarray(faces, dtype=np.int64)
-    if f.ndim == 2 and f.shape[1] == 3:
-        f = np.column_stack([f, f[:, 2]])
-    if p.ndim != 2 or p.shape[1] != 3 or f.ndim != 2 or f.shape[1] != 4 or len(f) == 0 \
-            or f.min() < 0 or f.max() >= len(p):
-        raise ModelError("expected points (nv, 3) and faces (nf, 3 or 4) indexing them", where)
-    return p, np.ascontiguousarray(f)
 
 
 class NonlinearHydrostatics(ForceType):
@@ -89,7 +76,8 @@ class NonlinearHydrostatics(ForceType):
     name = "nonlinear_hydrostatics"
     attachments = ("body",)
     body_mesh = "mesh"
-    excludes = ("linear_hydrostatics",)
+    supplies_hint = ("keep one (nonlinear_hydrostatics supplies the whole buoyancy); with "
+                     "froude_krylov: true, give wave_excitation 'part: diffraction'")
     parameters = {
         "body": BODY,
         "froude_krylov": Param("any", "", "false: hydrostatics on the still-water plane "
@@ -106,12 +94,17 @@ class NonlinearHydrostatics(ForceType):
                    "mesh cut at the instantaneous (wave) surface")
 
     @classmethod
+    def supplies(cls, params: Mapping[str, Any]) -> tuple[str, ...]:
+        restoring = ("buoyancy and hydrostatic restoring",)
+        return restoring + (("Froude-Krylov force",) if params["froude_krylov"] else ())
+
+    @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
         if not isinstance(params["froude_krylov"], bool):
             raise ModelError(f"expected true or false, got {shown(params['froude_krylov'])}",
                              "froude_krylov")
         if params["mesh"] is not None:
-            _mesh_arrays(params["mesh"], "mesh")
+            mesh_arrays(params["mesh"], "mesh")
 
     def __init__(self, instances: Sequence[Mapping[str, Any]], signal_specs: list[Any]) -> None:
         super().__init__(instances, signal_specs)
@@ -119,7 +112,7 @@ class NonlinearHydrostatics(ForceType):
         for i, p in enumerate(instances):
             if p["mesh"] is None:
                 raise ElementError("no mesh: the body has no geometry", "mesh", i)
-            meshes.append(_mesh_arrays(p["mesh"], "mesh"))
+            meshes.append(mesh_arrays(p["mesh"], "mesh"))
         self._meshes = meshes
         nv = np.cumsum([0] + [len(m[0]) for m in meshes])
         nf = np.cumsum([0] + [len(m[1]) for m in meshes])
@@ -143,10 +136,21 @@ class NonlinearHydrostatics(ForceType):
         self.fluid[1] = float(np.linalg.norm(ctx.gravity)) or 9.81
         self._waves = STILL if env is None else env.waves
         self.__dict__.pop("_kernel_data", None)
+        k = np.asarray(getattr(self._waves, "k", ()), dtype=float)
+        shortest = 2 * np.pi / k.max() if k.size and k.max() > 0 else np.inf
         for i, (p, f) in enumerate(self._meshes):
             problems = mesh_problems(p, f)
             if problems:
                 raise ElementError("the mesh " + "; ".join(problems), "mesh", i)
+            panel = float(np.linalg.norm(p[f] - p[np.roll(f, -1, axis=1)], axis=2).max())
+            if self.fk[i] and panel > shortest / PANELS_PER_WAVE:
+                warnings.warn(
+                    f"nonlinear_hydrostatics element {i}: the mesh's panels reach "
+                    f"{panel:.3g} m, more than 1/{PANELS_PER_WAVE} of the sea's shortest "
+                    f"wave ({shortest:.3g} m): the wave's pressure and the cut at its "
+                    "surface are resolved coarsely there; refine the mesh "
+                    "(mesh_resolution for a shape) or leave out the shortest components",
+                    UserWarning, stacklevel=2)
 
     def kernel_data(self) -> tuple[Any, ...]:
         table, params = self._waves.kernel_data()

@@ -43,9 +43,9 @@ class RawHydro:
 
     ``bodies`` holds None for the one body of a dataset that does not name it;
     ``aliases`` maps other accepted names (BEMIO's group ``body2``, WAMIT's body number
-    ``2``) to a body's index. ``added_mass_zero``, ``excitation_absent`` and
-    ``second_order`` are those of :class:`~frylinks_marine.hydrodb.HydroDatabase`, over
-    all the bodies.
+    ``2``) to a body's index. ``added_mass_zero``, ``excitation_absent``,
+    ``second_order`` and ``froude_krylov`` are those of
+    :class:`~frylinks_marine.hydrodb.HydroDatabase`, over all the bodies.
     """
 
     bodies: list[str | None]
@@ -71,6 +71,7 @@ class RawHydro:
     added_mass_zero: Array | None = None
     excitation_absent: str | None = None
     second_order: SecondOrder | None = None
+    froude_krylov: Array | None = None
 
     def chosen(self, body: str | None) -> int:
         """The index of ``body`` (None: the only one)."""
@@ -118,7 +119,8 @@ def single_body(raw: RawHydro, body: str | None, cog: Any) -> HydroDatabase:
         dofs=raw.dofs[b], source=raw.where, body=raw.bodies[b],
         kernel_time=raw.kernel_time, kernel=block(raw.kernel), state_space=state_space,
         added_mass_zero=block(raw.added_mass_zero), excitation_absent=raw.excitation_absent,
-        second_order=None if raw.second_order is None else raw.second_order.restricted(s))
+        second_order=None if raw.second_order is None else raw.second_order.restricted(s),
+        froude_krylov=None if raw.froude_krylov is None else raw.froude_krylov[..., s])
     target = db.center_of_mass if cog is None else checked_array(cog, (3,), "cog")
     if target is None:
         return db
@@ -186,6 +188,8 @@ def all_bodies(raw: RawHydro, cog: Mapping[str, Any] | None = None) -> MultiBody
     return MultiBodyDatabase(
         bodies=tuple(names), omega=raw.omega, added_mass=added_mass, radiation_damping=damping,
         excitation=np.einsum("ki,...k->...i", t, raw.excitation) if moved else raw.excitation,
+        froude_krylov=(np.einsum("ki,...k->...i", t, raw.froude_krylov)
+                       if moved and raw.froude_krylov is not None else raw.froude_krylov),
         headings=raw.headings, added_mass_inf=a_inf_moved, added_mass_inf_source=source,
         hydrostatic_stiffness=mv(raw.hydrostatic_stiffness), inertia=mv(raw.inertia),
         rho=raw.rho, g=raw.g, water_depth=raw.water_depth,

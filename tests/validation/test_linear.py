@@ -196,22 +196,24 @@ def test_floating_sphere_heave_period(record_property: object) -> None:
 
 
 def test_box_roll_from_metacentric_height(record_property: object) -> None:
-    """A box (L x B x draft T) floating free, its roll period 2 pi sqrt((I44 + A44) /
-    K44). K44 = rho g V GM (GM = KB + BM - KG, KB = T / 2, BM = B^2 / (12 T)) is the
-    linear_hydrostatics input, not something frylinks derives: what this checks is the
-    roll mode of a free floating body with added mass among its six DOFs (heave and
-    pitch stiff too), found as the exact uncoupled period."""
+    """A box (L x B x draft T, freeboard T) floating free, its roll period 2 pi sqrt((I44
+    + A44) / K44) with K44 = rho g V GM (GM = KB + BM - KG, KB = T / 2, BM = B^2 / (12
+    T)): the closed form, against the roll mode of the body whose linear_hydrostatics
+    takes its stiffness from the box's geometry (``stiffness: geometry``), added mass
+    among its six DOFs (heave and pitch stiff too). The geometry's K44 and K33 equal
+    the closed forms to round-off (a box's panels are exact)."""
     rho, L, B, T, KG = 1025.0, 20.0, 8.0, 3.0, 2.5
     V = L * B * T
     m = rho * V
     GM = T / 2 + B**2 / (12 * T) - KG
-    GML = T / 2 + L**2 / (12 * T) - KG
     I44, I55, I66, A44 = m * 2.8**2, m * 5.5**2, m * 6.0**2, 0.2 * m * 2.8**2
     system = frylinks.System(gravity=[0, 0, -G])
     cog_z = -T + KG
-    system.add_body("box", mass=m, inertia=[I44, I55, I66], position=[0, 0, cog_z])
-    system.add_force("hydrostatics", "linear_hydrostatics", body="box", stiffness={
-        "heave": rho * G * L * B, "roll": rho * G * V * GM, "pitch": rho * G * V * GML})
+    system.add_body("box", mass=m, inertia=[I44, I55, I66], position=[0, 0, cog_z],
+                    geometry={"shape": "box", "size": [L, B, 2 * T],
+                              "position": [0, 0, -cog_z]})  # (the box's centre at z = 0)
+    system.add_force("hydrostatics", "linear_hydrostatics", body="box",
+                     stiffness="geometry")
     system.add_force("added", "added_mass", body="box", matrix={"roll": A44})
     ds = modes(system)
     roll = ds.sel(mode=int(np.argmax(ds["body_mode_amplitude"].sel(body="box", dof="rx")
@@ -220,6 +222,10 @@ def test_box_roll_from_metacentric_height(record_property: object) -> None:
     err = abs(float(roll["natural_period"]) - exact) / exact
     record_property("relative_period_error", err)
     assert err < 1e-8
+    heave = ds.sel(mode=int(np.argmax(ds["body_mode_amplitude"].sel(body="box", dof="tz")
+                                      .values)))
+    exact_heave = 2 * math.pi * math.sqrt(m / (rho * G * L * B))
+    assert abs(float(heave["natural_period"]) - exact_heave) < 1e-8 * exact_heave
 
 
 # --- against the time domain -----------------------------------------------------------

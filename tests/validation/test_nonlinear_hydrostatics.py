@@ -159,6 +159,7 @@ def test_not_beside_linear_hydrostatics() -> None:
         params = {"linear_hydrostatics": {"stiffness": {"heave": 1e4}},
                   "nonlinear_hydrostatics": {}}
         s.add_force("a", first, body="ball", **params[first])
-        with pytest.raises(ModelError, match="count them twice") as err:
+        with pytest.raises(ModelError, match="buoyancy and hydrostatic restoring, "
+                                             "which would count twice") as err:
             s.add_force("b", second, body="ball", **params[second])
         assert "'a'" in str(err.value) and "forces.b" in str(err.value)
