@@ -221,6 +221,7 @@ class ForceType:
         """Whether an element with ``params`` reads the mesh of :attr:`body_mesh` (the
         body must then have a geometry): always, unless the type says otherwise."""
         return True
+
     @classmethod
     def supplies(cls, params: Mapping[str, Any]) -> tuple[str, ...]:
         """The loads an element with ``params`` supplies on its body (first attachment),

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from frylinks.errors import ModelError
+from frylinks.forces import ForceType
 from frylinks.links import DOFS
 from frylinks.model.geometry import body_mesh, parse_geometry
 from frylinks.model.orientation import in_range, parse_orientation
@@ -422,8 +423,9 @@ def _check_exclusive(system: System, cls: Any, params: Mapping[str, Any], body: 
             continue
         both = sorted(mine & set(info.cls.supplies(other.params)))
         if both:
-            hint = cls.supplies_hint if cls.supplies_hint != "keep one" \
-                else info.cls.supplies_hint
+            # (the hint of the type that says more than the base class's)
+            default = ForceType.supplies_hint
+            hint = cls.supplies_hint if cls.supplies_hint != default else info.cls.supplies_hint
             raise ModelError(f"a '{cls.name}' force on body '{body.name}' beside the "
                              f"'{other.type}' force '{other.name}': both supply its "
                              f"{' and '.join(both)}, which would count twice; {hint}", path)

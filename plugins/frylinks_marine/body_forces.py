@@ -31,6 +31,7 @@ from .datasets import HYDRO_COG, dataset_of, in_environment
 from .dofs import MATRIX_DOC, displacement6, matvec6, put_wrench
 from .hydrostatics import hydrostatics
 from .mesh_checks import mesh_arrays
+from .wetted import posed_points
 
 Array = np.ndarray
 
@@ -253,7 +254,8 @@ class LinearHydrostatics(ForceType):
         g = float(np.linalg.norm(ctx.gravity)) or 9.81
         mass = float(ctx.masses[0][i])
         local, faces = mesh
-        points = f.p[i] + local @ f.R[i].T
+        points = np.empty_like(local)
+        posed_points(local, f.R[i], f.p[i], points)
         hs = hydrostatics(points, faces, mass, f.p[i], rho, g)
         k = np.asarray(hs.stiffness, dtype=float)
         where = f"linear_hydrostatics element {i} (stiffness: geometry)"
