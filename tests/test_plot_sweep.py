@@ -279,6 +279,30 @@ def test_zipped_parameters_pair_under_the_ticks(zipped: Path) -> None:
     assert ax.get_xlabel() == "environment.waves.height [m]\nenvironment.waves.period [s]"
 
 
+def test_zipped_forces_with_a_repeated_value(base: xr.Dataset, tmp_path: Path) -> None:
+    """A ``zip`` sweep of whole force mappings (YAML flow text) beside a key with a
+    repeated value (cases/point_absorber_nonlinear.yaml's): one line along the cases,
+    each tick naming what differs among the mappings (a type by its value, a path by
+    its name), not a heat map the cases do not fill."""
+    forces = ["{type: linear_hydrostatics, body: buoy, hydrodynamics: ../data/sphere.nc}",
+              "{type: nonlinear_hydrostatics, body: buoy}",
+              "{type: nonlinear_hydrostatics, body: buoy, froude_krylov: true}"]
+    out = tmp_path / "forces.nc"
+    build(base, {"forces.hydrostatics": forces,
+                 "forces.excitation.part": ["total", "total", "diffraction"]},
+          zipped=True).to_netcdf(out)
+    ax = figure(out, stat="mean").axes[0]
+    (line,) = ax.get_lines()
+    np.testing.assert_array_equal(line.get_xdata(), [0.0, 1.0, 2.0])
+    np.testing.assert_allclose(np.asarray(line.get_ydata(), dtype=float),
+                               statistic(out, "mean").isel(link=0).values)
+    assert tick_labels(ax) == [
+        "linear_hydrostatics,\nhydrodynamics: sphere.nc\ntotal",
+        "nonlinear_hydrostatics\ntotal",
+        "nonlinear_hydrostatics,\nfroude_krylov: True\ndiffraction"]
+    assert ax.get_xlabel() == "forces.hydrostatics\nforces.excitation.part"
+
+
 def test_text_parameter_in_sweep_order(cube: Path) -> None:
     ax = figure(cube, select={HEIGHT: "2", PERIOD: "8"}, stat="rms").axes[0]
     (line,) = ax.get_lines()

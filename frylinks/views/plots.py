@@ -394,14 +394,17 @@ class _SweptAxis:
         self.index = np.asarray(index, dtype=int).ravel()
         at = np.unique(self.index, return_index=True)[1]  # the first case at each
         #: label of every position: the values of ``names`` there, one per line
-        self.ticks = ["\n".join(_short(da[name].values[i]) for name in names) for i in at]
+        self.ticks = ["\n".join(_distinct(da[name].values, i) for name in names)
+                      for i in at]
         #: ``key path [units]`` of every name, one per line
         self.label = "\n".join(_coord_label(da, name) for name in names)
 
 
 def _varying(da: xr.DataArray, where: str) -> list[list[str]]:
     """The swept coordinates that vary among the cases of ``da``, grouped into those
-    that vary together (each value of one goes with one value of the other).
+    that vary together: the values of one determine the other's (a ``zip`` sweep's
+    keys, even where two cases share a value of one), the group led by the one with
+    the most values.
 
     Raises
     ------
@@ -419,8 +422,11 @@ def _varying(da: xr.DataArray, where: str) -> list[list[str]]:
         for group in groups:
             lead = codes[group[0]]
             pairs = len(set(zip(lead.tolist(), code.tolist(), strict=True)))
-            if pairs == lead.max() + 1 == code.max() + 1:
-                group.append(name)
+            if pairs == max(lead.max(), code.max()) + 1:
+                if code.max() > lead.max():
+                    group.insert(0, name)
+                else:
+                    group.append(name)
                 break
         else:
             groups.append([name])
@@ -766,6 +772,35 @@ def _short(value: Any) -> str:
     if isinstance(value, bytes):
         return value.decode()
     return str(value)
+
+
+def _distinct(values: np.ndarray, i: int) -> str:
+    """Case ``i``'s value among ``values``; a mapping (a swept force or section, as
+    YAML flow text) by the entries in which the cases differ, a ``type`` by its value
+    alone (the rest would not fit under a tick)."""
+    import yaml
+
+    texts = [_short(v) for v in values]
+    if not all(t.startswith("{") for t in texts):
+        return texts[i]
+    try:
+        maps = [yaml.safe_load(t) for t in texts]
+    except yaml.YAMLError:
+        return texts[i]
+    if not all(isinstance(m, dict) for m in maps):
+        return texts[i]
+    keys = [k for k in dict.fromkeys(k for m in maps for k in m)
+            if len({repr(m.get(k)) for m in maps}) > 1]
+    keys.sort(key=lambda k: k != "type")
+    mine = maps[i]
+    shown = [str(mine[k]) if k == "type" else f"{k}: {_tail(mine[k])}" for k in keys
+             if k in mine]
+    return ",\n".join(shown) or texts[i]
+
+
+def _tail(value: Any) -> str:
+    """A value under a tick: a file path by its name."""
+    return value.rsplit("/", 1)[-1] if isinstance(value, str) else str(value)
 
 
 def _coord_label(da: xr.DataArray, name: str) -> str:
