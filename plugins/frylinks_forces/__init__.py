@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from frylinks.hookspecs import hookimpl
 
+from .drivetrain import DRIVETRAIN_TYPES
 from .exudyn import LinearSpringDamper, TorsionalSpringDamper
 from .frames import Force, Torque
 from .line import Damper, Spring, SpringDamperParallel
@@ -15,4 +16,4 @@ from .world import WorldForce, WorldTorque
 @hookimpl
 def frylinks_force_types() -> list[type]:
     return [WorldForce, WorldTorque, Force, Torque, LinearSpringDamper, TorsionalSpringDamper,
-            Spring, Damper, SpringDamperParallel, UserSpring, *PTO_TYPES]
+            Spring, Damper, SpringDamperParallel, UserSpring, *PTO_TYPES, *DRIVETRAIN_TYPES]

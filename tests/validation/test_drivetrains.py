@@ -1,0 +1,216 @@
+"""Drivetrain PTOs and end stops against hand-solved circuits and closed forms.
+
+* ``pto_generator`` on a sinusoidal stroke (a prescribed displacement): the current,
+  force, copper and iron losses and electrical power of the closed form at every
+  sample, and the mean powers over whole periods (the energies the run integrates);
+  a controlled, reactive generator likewise.
+* ``pto_hydraulic`` driven at constant piston speed: pressures, flows and shaft speed
+  against the circuit's equations solved independently (scipy's ``solve_ivp`` on the
+  hand-written ODEs of PTO-Sim's non-compressible model); on a sinusoidal stroke, the
+  energy balance ``E_mech = E_elec + E_loss + dE_stored`` to integration error.
+* ``end_stop``: a mass at constant speed into a stop, the closed form of the damped
+  oscillator until the unilateral contact opens: peak force, contact time, rebound
+  speed.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from frylinks_forces.drivetrain import HYDRAULIC_EXAMPLE
+from scipy.integrate import solve_ivp
+
+from frylinks import System
+
+pytestmark = pytest.mark.compiled
+
+AMP, PERIOD = 0.4, 5.0  # the stroke: x = AMP sin(OMEGA t) [m, s]
+OMEGA = 2 * math.pi / PERIOD
+
+
+def driven(force_type: str, params: dict, signal: dict | None = None,
+           mass: float = 50.0) -> System:
+    """A body driven along z by a prescribed displacement (``signal``: the stroke
+    x = AMP sin(OMEGA t) by default; no gravity, so nothing moves it across), with the
+    force ``force_type`` between the ground and the body along z."""
+    s = System(gravity=[0, 0, 0])
+    signal = signal or {"type": "sine", "amplitude": AMP, "omega": OMEGA}
+    v0 = AMP * OMEGA if signal["type"] == "sine" else signal["value"]
+    s.add_body("piston", mass=mass, inertia=[1.0, 1.0, 1.0], velocity=[0, 0, v0])
+    s.ground.add_node("o")
+    s.add_link("drive", "prescribed_displacement" if signal["type"] == "sine"
+               else "prescribed_velocity", master="ground.o", slave="piston", signal=signal)
+    s.add_force("pto", force_type, master="ground.o", slave="piston", **params)
+    return s
+
+
+def test_generator_with_a_resistive_load() -> None:
+    k, rc, rl, cfe = 800.0, 0.6, 2.4, 30.0
+    ds = driven("pto_generator", {"force_constant": k, "coil_resistance": rc,
+                                  "load_resistance": rl, "iron_loss": cfe,
+                                  "mean_power_from": 1.25 * PERIOD}
+                ).run(t_end=3.25 * PERIOD, dt=0.005)
+    t = ds.time.values
+    v = AMP * OMEGA * np.cos(OMEGA * t)
+    current = k * v / (rc + rl)
+    out = {name: ds[f"pto_generator_{name}"].isel(pto_generator_element=0).values
+           for name in ("velocity", "current", "force", "copper_loss", "iron_loss",
+                        "electrical_power", "mechanical_power", "mean_power",
+                        "mean_electrical_power")}
+    scale = k * AMP * OMEGA / (rc + rl)
+    np.testing.assert_allclose(out["velocity"], v, atol=1e-9)
+    np.testing.assert_allclose(out["current"], current, atol=1e-8 * scale)
+    np.testing.assert_allclose(out["force"], k * current + cfe * v, atol=1e-8 * k * scale)
+    np.testing.assert_allclose(out["copper_loss"], current**2 * rc, atol=1e-8 * scale**2)
+    np.testing.assert_allclose(out["iron_loss"], cfe * v**2, atol=1e-8)
+    np.testing.assert_allclose(out["electrical_power"], current**2 * rl,
+                               atol=1e-8 * scale**2 * rl)
+    np.testing.assert_allclose(out["mechanical_power"],
+                               current**2 * (rc + rl) + cfe * v**2, rtol=1e-9, atol=1e-6)
+    # over two whole periods, from a time of zero velocity: the means of the closed form
+    # (the run's energy integrals; a window starting at nonzero power inside a step
+    # would count part of its last stage, an error up to P dt / 6)
+    va = AMP * OMEGA
+    mean_elec = 0.5 * (k * va) ** 2 * rl / (rc + rl) ** 2
+    mean_mech = 0.5 * (k * va) ** 2 / (rc + rl) + 0.5 * cfe * va**2
+    assert out["mean_electrical_power"][-1] == pytest.approx(mean_elec, rel=1e-7)
+    assert out["mean_power"][-1] == pytest.approx(mean_mech, rel=1e-7)
+
+
+def test_generator_under_reactive_control() -> None:
+    """f_em = K x + B v with K < 0: the converter draws power back in part of each cycle;
+    over a period the electrical power is B v^2's mean less the copper loss."""
+    k, rc, stiffness, damping = 500.0, 0.8, -2.0e3, 1.5e3
+    ds = driven("pto_generator", {"force_constant": k, "coil_resistance": rc,
+                                  "damping": damping, "stiffness": stiffness}
+                ).run(t_end=PERIOD, dt=0.005)
+    t = ds.time.values
+    x, v = AMP * np.sin(OMEGA * t), AMP * OMEGA * np.cos(OMEGA * t)
+    em = stiffness * x + damping * v
+    out = ds.pto_generator_electrical_power.isel(pto_generator_element=0).values
+    np.testing.assert_allclose(out, em * v - (em / k) ** 2 * rc, atol=1e-6 * np.abs(em * v).max())
+    assert out.min() < 0  # power drawn from the grid while the spring gives it back
+    assert ds.pto_generator_force.isel(pto_generator_element=0).values == pytest.approx(
+        em, abs=1e-8 * np.abs(em).max())
+
+
+def _circuit(p: dict, speed: float, t_end: float) -> tuple[np.ndarray, np.ndarray]:
+    """PTO-Sim's non-compressible circuit at constant piston speed, by hand: the fluid
+    volumes of the two accumulators and the shaft speed, solved by scipy."""
+    n = p.get("polytropic_index", 1.4)
+
+    def pressure(total: float, pre: float, fluid: float) -> float:
+        return pre * (total / (total - fluid)) ** n
+
+    def fluid(total: float, pre: float, at: float) -> float:
+        return total * (1 - (pre / at) ** (1 / n))
+
+    q = p["piston_area"] * speed * math.tanh(speed / 0.01)
+    disp = p["motor_displacement"]
+
+    def rates(t: float, y: np.ndarray) -> list[float]:
+        vh, vl, w = y
+        dp = (pressure(p["high_volume"], p["high_precharge"], vh)
+              - pressure(p["low_volume"], p["low_precharge"], vl))
+        qm = disp * w
+        return [q - qm, qm - q,
+                (disp * dp - p["generator_damping"] * w - p["friction"] * w) / p["inertia"]]
+
+    y0 = [fluid(p["high_volume"], p["high_precharge"], p["high_pressure"]),
+          fluid(p["low_volume"], p["low_precharge"], p["low_pressure"]), 0.0]
+    t = np.linspace(0.0, t_end, 201)
+    sol = solve_ivp(rates, (0.0, t_end), y0, t_eval=t, rtol=1e-11, atol=1e-12,
+                    method="DOP853")
+    vh, vl, w = sol.y
+    ph = np.array([pressure(p["high_volume"], p["high_precharge"], x) for x in vh])
+    pl = np.array([pressure(p["low_volume"], p["low_precharge"], x) for x in vl])
+    return t, np.stack([ph, pl, w])
+
+
+def test_hydraulic_circuit_at_constant_piston_speed() -> None:
+    speed, t_end = 0.5, 20.0
+    ds = driven("pto_hydraulic", HYDRAULIC_EXAMPLE,
+                {"type": "constant", "value": speed}).run(t_end=t_end, dt=0.01)
+    t, (ph, pl, w) = _circuit(HYDRAULIC_EXAMPLE, speed, t_end)
+    el = {"pto_hydraulic_element": 0}
+    got = ds.sel(time=t, method="nearest")
+    np.testing.assert_allclose(got.pto_hydraulic_high_pressure.isel(el), ph, rtol=1e-8)
+    np.testing.assert_allclose(got.pto_hydraulic_low_pressure.isel(el), pl, rtol=1e-8)
+    np.testing.assert_allclose(got.pto_hydraulic_motor_speed.isel(el), w, rtol=1e-7,
+                               atol=1e-7 * np.abs(w).max())
+    area = HYDRAULIC_EXAMPLE["piston_area"]
+    np.testing.assert_allclose(got.pto_hydraulic_force.isel(el), area * (ph - pl),
+                               rtol=1e-8)
+    np.testing.assert_allclose(got.pto_hydraulic_flow.isel(el), area * speed, rtol=1e-9)
+    assert w[-1] > 10.0 and ph[-1] > ph[0]  # the shaft spins up; the high side charges
+
+
+def test_hydraulic_energy_balance() -> None:
+    """On a sinusoidal stroke with motor and generator losses: the mechanical energy
+    taken equals the electrical energy plus the losses plus the change of what the
+    accumulators' gas and the shaft store, to the integration's error."""
+    params = {**HYDRAULIC_EXAMPLE, "motor_efficiency": 0.9, "generator_efficiency": 0.93,
+              "friction": 0.4}
+    ds = driven("pto_hydraulic", params).run(t_end=30.0, dt=0.01)
+    el = {"pto_hydraulic_element": 0}
+    mech = ds.pto_hydraulic_energy.isel(el).values
+    elec = ds.pto_hydraulic_electrical_energy.isel(el).values
+    loss = ds.pto_hydraulic_loss_energy.isel(el).values
+    stored = ds.pto_hydraulic_stored_energy.isel(el).values
+    balance = mech - elec - loss - (stored - stored[0])
+    assert elec[-1] > 0.1 * mech[-1] > 0
+    assert np.abs(balance).max() < 1e-7 * mech[-1], np.abs(balance).max() / mech[-1]
+    # the losses by kind add up to the lost energy's rate
+    rates = sum(ds[f"pto_hydraulic_{k}_loss"].isel(el).values
+                for k in ("motor", "friction", "generator"))
+    np.testing.assert_allclose(np.gradient(loss, ds.time.values)[5:-5], rates[5:-5],
+                               rtol=2e-3, atol=1e-3 * rates.max())
+
+
+def test_end_stop_impact() -> None:
+    """A mass at constant speed hits the upper stop at x = 0: while in contact it is a
+    damped oscillator ``m d'' + c d' + k d = 0`` from ``d = 0, d' = v0``; the contact
+    opens where ``k d + c d'`` falls to zero (before ``d`` does), at the speed of the
+    closed form."""
+    m, k, c, v0 = 50.0, 2.0e5, 800.0, 1.2
+    s = System(gravity=[0, 0, 0])
+    s.add_body("mass", mass=m, inertia=[1.0, 1.0, 1.0], position=[0, 0, -0.1],
+               velocity=[0, 0, v0])
+    s.ground.add_node("o")
+    s.add_link("slide", "prismatic", master="ground.o", slave="mass")
+    s.add_force("stop", "end_stop", master="ground.o", slave="mass", upper=0.0,
+                stiffness=k, damping=c)
+    ds = s.run(t_end=0.25, dt=1e-5)
+    wn = math.sqrt(k / m)
+    zeta = c / (2 * math.sqrt(k * m))
+    wd = wn * math.sqrt(1 - zeta**2)
+
+    def contact(tau: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        e = np.exp(-zeta * wn * tau)
+        d = v0 / wd * e * np.sin(wd * tau)
+        rate = v0 * e * (np.cos(wd * tau) - zeta * wn / wd * np.sin(wd * tau))
+        return d, rate
+
+    # the contact opens where k d + c d' = 0: by bisection on the closed form
+    lo, hi = 0.5 * math.pi / wd, math.pi / wd
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        d, rate = contact(np.array(mid))
+        lo, hi = (mid, hi) if k * d + c * rate > 0 else (lo, mid)
+    t_open = lo
+    t_hit = 0.1 / v0
+    tau = np.linspace(0, t_open, 2001)
+    d, rate = contact(tau)
+    peak = (k * d + c * rate).max()
+    f = ds.end_stop_force.isel(end_stop_element=0).values
+    assert f.max() == pytest.approx(peak, rel=2e-3)
+    v = ds.body_velocity.sel(body="mass").values[:, 2]
+    rebound = contact(np.array(t_open))[1]
+    assert v[-1] == pytest.approx(float(rebound), rel=1e-3)
+    touching = ds.time.values[f > 0]
+    assert touching[0] - t_hit < 2e-5 and touching[-1] - (t_hit + t_open) == pytest.approx(
+        0.0, abs=2e-5)
+    depth = ds.end_stop_penetration.isel(end_stop_element=0).values
+    assert depth.max() == pytest.approx(contact(tau)[0].max(), rel=1e-3)
