@@ -541,6 +541,58 @@ def rm3(ds: xr.Dataset, system: System) -> None:
     assert np.abs(slide).max() > 1e-4  # the float moves on the spar
 
 
+@check("rm3_hydraulic", t_end=6.0, warns=RM3_DATA)
+def rm3_hydraulic(ds: xr.Dataset, system: System) -> None:
+    """The hydraulic PTO's force is A (p_h - p_l) tanh(v / v_s) from its own pressures,
+    each pressure the polytropic gas law at its fluid volume, the pumped flow A v
+    tanh(v / v_s); the energy taken equals the electrical energy, the losses and the
+    change of the stored energy (gas and shaft) to the integration's error."""
+    prm = system.forces["pto"].params
+    el = {"pto_hydraulic_element": 0}
+    out = {k[len("pto_hydraulic_"):]: ds[k].isel(el).values for k in ds.data_vars
+           if k.startswith("pto_hydraulic_")}
+    n = prm["polytropic_index"]
+    for side in ("high", "low"):
+        total, pre = prm[f"{side}_volume"], prm[f"{side}_precharge"]
+        np.testing.assert_allclose(out[f"{side}_pressure"],
+                                   pre * (total / (total - out[f"{side}_fluid"])) ** n,
+                                   rtol=1e-12)
+    assert out["high_pressure"][0] == pytest.approx(prm["high_pressure"], rel=1e-12)
+    smooth = np.tanh(out["velocity"] / prm["smoothing_velocity"])
+    area = prm["piston_area"]
+    np.testing.assert_allclose(out["force"], area * (out["high_pressure"]
+                                                      - out["low_pressure"]) * smooth,
+                               rtol=1e-12, atol=1e-6)
+    np.testing.assert_allclose(out["flow"], area * out["velocity"] * smooth, rtol=1e-12,
+                               atol=1e-15)
+    balance = (out["energy"] - out["electrical_energy"] - out["loss_energy"]
+               - (out["stored_energy"] - out["stored_energy"][0]))
+    assert np.abs(balance).max() < 1e-6 * max(out["energy"][-1], 1.0) + 1e-3
+    assert out["electrical_energy"][-1] > 0 and np.ptp(out["position"]) > 1e-4
+
+
+@check("point_absorber_storm", t_end=20.0)
+def point_absorber_storm(ds: xr.Dataset, system: System) -> None:
+    """The end stops: beyond a limit the contact force is max(0, k d + c d') (pushing
+    back, never pulling), zero inside the stroke; the penetration is the PTO's stroke
+    beyond the limit; the storm reaches a stop within 20 s."""
+    prm = system.forces["stops"].params
+    el = {"end_stop_element": 0}
+    x = ds.end_stop_position.isel(el).values
+    v = ds.end_stop_velocity.isel(el).values
+    f = ds.end_stop_force.isel(el).values
+    depth = np.maximum(x - prm["upper"], 0.0) + np.maximum(prm["lower"] - x, 0.0)
+    np.testing.assert_allclose(ds.end_stop_penetration.isel(el).values, depth, atol=1e-12)
+    k, c = prm["stiffness"], prm["damping"]
+    expected = np.where(x > prm["upper"], np.maximum(0.0, k * depth + c * v),
+                        np.where(x < prm["lower"], -np.maximum(0.0, k * depth - c * v), 0.0))
+    np.testing.assert_allclose(f, expected, rtol=1e-12, atol=1e-6)
+    assert np.abs(f).max() > 1e5  # an impact
+    # the stop's position is the PTO link's stroke
+    np.testing.assert_allclose(x, ds.link_displacement.sel(link="pto").values[:, 2],
+                               atol=1e-9)
+
+
 @check("oswec_waves", t_end=6.0)
 def oswec_waves(ds: xr.Dataset, system: System) -> None:
     """Each Morison element's force is rho V a_n + 1/2 rho cd D L |u_r,n| u_r,n with the

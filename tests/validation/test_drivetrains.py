@@ -30,27 +30,40 @@ AMP, PERIOD = 0.4, 5.0  # the stroke: x = AMP sin(OMEGA t) [m, s]
 OMEGA = 2 * math.pi / PERIOD
 
 
-def driven(force_type: str, params: dict, signal: dict | None = None,
-           mass: float = 50.0) -> System:
-    """A body driven along z by a prescribed displacement (``signal``: the stroke
-    x = AMP sin(OMEGA t) by default; no gravity, so nothing moves it across), with the
-    force ``force_type`` between the ground and the body along z."""
+#: The generator of the tests that do not look at it (the motion is prescribed: what a
+#: drivetrain does changes no other's numbers)
+GENERATOR = {"force_constant": 100.0, "coil_resistance": 1.0, "load_resistance": 1.0}
+
+
+def driven(generator: dict | None = None, hydraulic: dict | None = None,
+           speed: float | None = None, mass: float = 50.0) -> System:
+    """A body driven along z by a prescribed displacement, x = AMP sin(OMEGA t), or at
+    constant ``speed`` (no gravity, so nothing moves it across), with a generator and a
+    hydraulic PTO between the ground and it along z: every test here runs this one kind
+    of model."""
     s = System(gravity=[0, 0, 0])
-    signal = signal or {"type": "sine", "amplitude": AMP, "omega": OMEGA}
-    v0 = AMP * OMEGA if signal["type"] == "sine" else signal["value"]
+    if speed is None:
+        signal = {"type": "sine", "amplitude": AMP, "omega": OMEGA}
+        v0 = AMP * OMEGA
+    else:  # x = speed t: a ramp over a time longer than any run here
+        signal = {"type": "ramp", "initial": 0.0, "final": speed * 1000.0, "t_start": 0.0,
+                  "t_end": 1000.0}
+        v0 = speed
     s.add_body("piston", mass=mass, inertia=[1.0, 1.0, 1.0], velocity=[0, 0, v0])
     s.ground.add_node("o")
-    s.add_link("drive", "prescribed_displacement" if signal["type"] == "sine"
-               else "prescribed_velocity", master="ground.o", slave="piston", signal=signal)
-    s.add_force("pto", force_type, master="ground.o", slave="piston", **params)
+    s.add_link("drive", "prescribed_displacement", master="ground.o", slave="piston",
+               signal=signal)
+    s.add_force("gen", "pto_generator", master="ground.o", slave="piston",
+                **(generator or GENERATOR))
+    s.add_force("hyd", "pto_hydraulic", master="ground.o", slave="piston",
+                **(hydraulic or HYDRAULIC_EXAMPLE))
     return s
 
 
 def test_generator_with_a_resistive_load() -> None:
     k, rc, rl, cfe = 800.0, 0.6, 2.4, 30.0
-    ds = driven("pto_generator", {"force_constant": k, "coil_resistance": rc,
-                                  "load_resistance": rl, "iron_loss": cfe,
-                                  "mean_power_from": 1.25 * PERIOD}
+    ds = driven({"force_constant": k, "coil_resistance": rc, "load_resistance": rl,
+                 "iron_loss": cfe, "mean_power_from": 1.25 * PERIOD}
                 ).run(t_end=3.25 * PERIOD, dt=0.005)
     t = ds.time.values
     v = AMP * OMEGA * np.cos(OMEGA * t)
@@ -83,9 +96,8 @@ def test_generator_under_reactive_control() -> None:
     """f_em = K x + B v with K < 0: the converter draws power back in part of each cycle;
     over a period the electrical power is B v^2's mean less the copper loss."""
     k, rc, stiffness, damping = 500.0, 0.8, -2.0e3, 1.5e3
-    ds = driven("pto_generator", {"force_constant": k, "coil_resistance": rc,
-                                  "damping": damping, "stiffness": stiffness}
-                ).run(t_end=PERIOD, dt=0.005)
+    ds = driven({"force_constant": k, "coil_resistance": rc, "damping": damping,
+                 "stiffness": stiffness}).run(t_end=PERIOD, dt=0.005)
     t = ds.time.values
     x, v = AMP * np.sin(OMEGA * t), AMP * OMEGA * np.cos(OMEGA * t)
     em = stiffness * x + damping * v
@@ -131,8 +143,7 @@ def _circuit(p: dict, speed: float, t_end: float) -> tuple[np.ndarray, np.ndarra
 
 def test_hydraulic_circuit_at_constant_piston_speed() -> None:
     speed, t_end = 0.5, 20.0
-    ds = driven("pto_hydraulic", HYDRAULIC_EXAMPLE,
-                {"type": "constant", "value": speed}).run(t_end=t_end, dt=0.01)
+    ds = driven(speed=speed).run(t_end=t_end, dt=0.01)
     t, (ph, pl, w) = _circuit(HYDRAULIC_EXAMPLE, speed, t_end)
     el = {"pto_hydraulic_element": 0}
     got = ds.sel(time=t, method="nearest")
@@ -153,7 +164,7 @@ def test_hydraulic_energy_balance() -> None:
     accumulators' gas and the shaft store, to the integration's error."""
     params = {**HYDRAULIC_EXAMPLE, "motor_efficiency": 0.9, "generator_efficiency": 0.93,
               "friction": 0.4}
-    ds = driven("pto_hydraulic", params).run(t_end=30.0, dt=0.01)
+    ds = driven(hydraulic=params).run(t_end=30.0, dt=0.01)
     el = {"pto_hydraulic_element": 0}
     mech = ds.pto_hydraulic_energy.isel(el).values
     elec = ds.pto_hydraulic_electrical_energy.isel(el).values
