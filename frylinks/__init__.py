@@ -134,6 +134,21 @@ def export_vtk(ds: xr.Dataset, directory: str | Path, **options: Any) -> Any:
     return _export(ds, directory, **options)
 
 
+def statistics(results: xr.Dataset | str | Path, variable: str,
+               select: Mapping[str, Any] | None = None, **options: Any) -> xr.Dataset:
+    """Extremes (most probable maxima: Rayleigh, Weibull, generalized Pareto) and fatigue
+    (rainflow, damage-equivalent load, Miner's damage) of a result variable, per run or
+    per case of a sweep, as a Dataset (``frylinks stats``).
+
+    See :func:`frylinks.views.statistics.statistics` for the options (``after``,
+    ``extreme``, ``fatigue_``, ``duration``, ``threshold``, ``declustering``, ``alpha``,
+    ``slope``, ``equivalent_cycles``, ``sn_k``).
+    """
+    from frylinks.views.statistics import statistics as _statistics
+
+    return _statistics(results, variable, select, **options)
+
+
 __all__ = ["Body", "CaseError", "FrylinksError", "ModelError", "Node", "PluginError",
            "SimulationError", "System", "__version__", "hookimpl", "load_case", "modes",
-           "rao", "run", "sweep"]
+           "rao", "run", "statistics", "sweep"]

@@ -293,6 +293,42 @@ def build_parser() -> argparse.ArgumentParser:
                            "OUT_VAR.png beside the results file)")
     plot.set_defaults(func=_plot)
 
+    stats = sub.add_parser(
+        "stats", help="extremes and fatigue of a result variable (a sweep: per case)",
+        description="Extremes (global peaks; the most probable maximum in a storm by "
+                    "Rayleigh, a Weibull fit of the peaks and a generalized Pareto tail "
+                    "with its confidence interval) and fatigue (rainflow ranges, the "
+                    "damage-equivalent load, Miner's damage) of a variable of a results "
+                    "file, one record per remaining coordinate. Prints them; -o writes "
+                    "them as netCDF.")
+    stats.add_argument("results", metavar="OUT.nc", help="netCDF results file")
+    stats.add_argument("variable", metavar="VAR", help="variable (see 'frylinks info')")
+    stats.add_argument("--select", metavar="DIM=VALUE", action="append", default=[],
+                       help="keep one value of a dimension (link=pto, dof=tz); repeat")
+    stats.add_argument("--after", type=_time, metavar="SECONDS",
+                       help="use only the samples at t >= SECONDS (skip the transient)")
+    stats.add_argument("--extreme", action="store_true", help="the extremes (default: "
+                       "both extremes and fatigue)")
+    stats.add_argument("--fatigue", action="store_true", help="the fatigue")
+    stats.add_argument("--duration", type=_positive_float, default=10800.0,
+                       metavar="SECONDS", help="the storm of the most probable maxima "
+                       "(default 10800: 3 hours)")
+    stats.add_argument("--threshold", type=float, metavar="VALUE",
+                       help="the generalized Pareto threshold (default: mean + 1.5 std)")
+    stats.add_argument("--declustering", type=_positive_float, metavar="SECONDS",
+                       help="peaks over the threshold closer than this are one "
+                            "(default: two mean up-crossing periods)")
+    stats.add_argument("--slope", type=_positive_float, default=3.0, metavar="M",
+                       help="S-N slope m of the damage-equivalent load (default 3)")
+    stats.add_argument("--equivalent-cycles", type=_positive_float, metavar="N",
+                       help="cycles of the damage-equivalent load (default: the record's "
+                            "length in seconds, the 1 Hz DEL)")
+    stats.add_argument("--sn-k", type=_positive_float, metavar="K",
+                       help="S-N curve N = K S^-m for Miner's damage")
+    stats.add_argument("-o", "--output", metavar="STATS.nc",
+                       help="write the statistics as netCDF")
+    stats.set_defaults(func=_stats)
+
     animate = sub.add_parser(
         "animate", help="animate a results file (MP4 or GIF), offscreen",
         description="Draw the model moving (bodies, node frames, links, force and mooring "
@@ -739,6 +775,23 @@ def _plot(args: argparse.Namespace) -> int:
 
     print(plot(args.results, args.variable, parse_select(args.select), args.output,
                stat=args.stat, after=args.after))
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    from frylinks.views.plots import parse_select
+    from frylinks.views.statistics import describe, statistics
+
+    both = not (args.extreme or args.fatigue)
+    ds = statistics(args.results, args.variable, parse_select(args.select),
+                    after=args.after, extreme=args.extreme or both,
+                    fatigue_=args.fatigue or both, duration=args.duration,
+                    threshold=args.threshold, declustering=args.declustering,
+                    slope=args.slope, equivalent_cycles=args.equivalent_cycles,
+                    sn_k=args.sn_k)
+    print(describe(ds))
+    if args.output:
+        _write(ds, Path(args.output))
     return 0
 
 
