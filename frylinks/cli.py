@@ -329,6 +329,39 @@ def build_parser() -> argparse.ArgumentParser:
                        help="write the statistics as netCDF")
     stats.set_defaults(func=_stats)
 
+    perf = sub.add_parser(
+        "performance", help="IEC TS 62600-100 power performance of a sweep over sea states",
+        description="The power performance of a wave-energy converter from a sweep's "
+                    "results (one case per sea state), after IEC TS 62600-100: each case's "
+                    "Hm0, Te and energy flux (from its sea's components), mean power and "
+                    "capture width; the capture width matrices over Hm0 x Te bins; the "
+                    "power matrix; with a site's scatter diagram, the mean annual energy "
+                    "production. Prints a summary; -o writes the Dataset, --plot the "
+                    "figure.")
+    perf.add_argument("results", metavar="SWEEP.nc", help="a sweep's results file")
+    perf.add_argument("--power", metavar="VAR", required=True,
+                      help="variable of the absorbed power [W], e.g. link_power or "
+                           "pto_damper_power")
+    perf.add_argument("--select", metavar="DIM=VALUE", action="append", default=[],
+                      help="keep one value of a dimension of it (link=pto); repeat")
+    perf.add_argument("--electrical", metavar="VAR",
+                      help="variable of the electrical power (a drivetrain's)")
+    perf.add_argument("--after", type=_time, metavar="SECONDS",
+                      help="mean over t >= SECONDS (leave out the ramp)")
+    perf.add_argument("--scatter", metavar="TABLE.csv",
+                      help="the site's scatter diagram: columns hm0, te and frequency "
+                           "(or weight, hours); '#' lines are comments")
+    perf.add_argument("--hm0-bins", metavar="H1,H2,...",
+                      help="Hm0 bin centres [m] (default every 0.5 m)")
+    perf.add_argument("--te-bins", metavar="T1,T2,...",
+                      help="Te bin centres [s] (default every 1 s)")
+    perf.add_argument("--width", type=_positive_float, metavar="B",
+                      help="the device's characteristic width [m]: capture width ratio")
+    perf.add_argument("-o", "--output", metavar="PERF.nc", help="write the Dataset")
+    perf.add_argument("--plot", metavar="FIG.png",
+                      help="draw the power matrix (and annual energy by bin)")
+    perf.set_defaults(func=_performance)
+
     animate = sub.add_parser(
         "animate", help="animate a results file (MP4 or GIF), offscreen",
         description="Draw the model moving (bodies, node frames, links, force and mooring "
@@ -792,6 +825,35 @@ def _stats(args: argparse.Namespace) -> int:
     print(describe(ds))
     if args.output:
         _write(ds, Path(args.output))
+    return 0
+
+
+def _floats(text: str, what: str) -> Any:
+    """A list ``a,b,c`` of numbers as an array."""
+    try:
+        return np.array([float(x) for x in text.split(",")])
+    except ValueError:
+        raise FrylinksError(f"{what}: expected numbers separated by commas, got {text!r}"
+                            ) from None
+
+
+def _performance(args: argparse.Namespace) -> int:
+    from frylinks.performance import power_performance, summary
+    from frylinks.views.plots import parse_select
+
+    bins = {k: None if getattr(args, k) is None else
+            _floats(getattr(args, k), f"--{k.replace('_', '-')}")
+            for k in ("hm0_bins", "te_bins")}
+    ds = power_performance(args.results, args.power, parse_select(args.select),
+                           after=args.after, electrical=args.electrical,
+                           scatter=args.scatter, width=args.width, **bins)
+    print(summary(ds))
+    if args.output:
+        _write(ds, Path(args.output))
+    if args.plot:
+        from frylinks.views.performance_plots import performance_figure
+
+        print(performance_figure(ds, args.plot))
     return 0
 
 

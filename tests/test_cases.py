@@ -398,6 +398,7 @@ def chain(ds: xr.Dataset, system: System) -> None:
 
 @check("power_matrix", t_end=10.0)  # its base case; the sweep: test_power_matrix_*
 @check("point_absorber", t_end=10.0)
+@check("point_absorber_pacwave", t_end=10.0)  # (its base case: PacWave's first sea state)
 def point_absorber(ds: xr.Dataset, system: System) -> None:
     """Newton in heave with the hydrostatic and PTO forces recomputed from the positions,
     the excitation from the wave components and the dataset (the run interpolates its
