@@ -234,6 +234,8 @@ def _generator_outputs(name: str, rotary: bool) -> dict[str, Output]:
     out[f"{name}_mean_power"] = Output("W", "mean mechanical power since mean_power_from")
     out[f"{name}_mean_electrical_power"] = Output("W", "mean electrical power since "
                                                   "mean_power_from")
+    out[f"{name}_efficiency"] = Output("1", "mean electrical over mean mechanical power since "
+                                       "mean_power_from (0 before, or with none taken)")
     return out
 
 
@@ -309,8 +311,11 @@ def generator_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: 
         out[k, 5] = pe[k]
         out[k, 6] = cu[k]
         out[k, 7] = fe[k]
-        out[k, 8] = (states[k] - states[2 * n + k]) / span if span > 0 else 0.0
-        out[k, 9] = (states[n + k] - states[3 * n + k]) / span if span > 0 else 0.0
+        taken = states[k] - states[2 * n + k]
+        given = states[n + k] - states[3 * n + k]
+        out[k, 8] = taken / span if span > 0 else 0.0
+        out[k, 9] = given / span if span > 0 else 0.0
+        out[k, 10] = given / taken if span > 0 and taken != 0.0 else 0.0
 
 
 GeneratorPTO.parameters = _generator_parameters(False)
@@ -478,7 +483,9 @@ def _hydraulic_outputs(name: str) -> dict[str, Output]:
             ("electrical_energy", "J", "electrical energy delivered since t = 0"),
             ("loss_energy", "J", "energy lost since t = 0 (motor, friction, generator)"),
             ("mean_power", "W", "mean mechanical power since mean_power_from"),
-            ("mean_electrical_power", "W", "mean electrical power since mean_power_from")):
+            ("mean_electrical_power", "W", "mean electrical power since mean_power_from"),
+            ("efficiency", "1", "mean electrical over mean mechanical power since "
+                                "mean_power_from (0 before, or with none taken)")):
         out[f"{name}_{key}"] = Output(units, text)
     return out
 
@@ -595,8 +602,11 @@ def hydraulic_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: 
         out[i, 17] = states[3 * n + i]
         out[i, 18] = states[4 * n + i]
         out[i, 19] = states[5 * n + i]
-        out[i, 20] = (states[3 * n + i] - states[6 * n + i]) / span if span > 0 else 0.0
-        out[i, 21] = (states[4 * n + i] - states[7 * n + i]) / span if span > 0 else 0.0
+        taken = states[3 * n + i] - states[6 * n + i]
+        given = states[4 * n + i] - states[7 * n + i]
+        out[i, 20] = taken / span if span > 0 else 0.0
+        out[i, 21] = given / span if span > 0 else 0.0
+        out[i, 22] = given / taken if span > 0 and taken != 0.0 else 0.0
 
 
 #: PTO-Sim's RM3 / OSWEC hydraulic example values, scaled down for a small model

@@ -90,6 +90,8 @@ def test_generator_with_a_resistive_load() -> None:
     mean_mech = 0.5 * (k * va) ** 2 / (rc + rl) + 0.5 * cfe * va**2
     assert out["mean_electrical_power"][-1] == pytest.approx(mean_elec, rel=1e-7)
     assert out["mean_power"][-1] == pytest.approx(mean_mech, rel=1e-7)
+    eff = ds.pto_generator_efficiency.isel(pto_generator_element=0).values
+    assert eff[-1] == pytest.approx(mean_elec / mean_mech, rel=1e-7)
 
 
 def test_generator_under_reactive_control() -> None:
