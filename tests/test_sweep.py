@@ -349,6 +349,12 @@ def test_a_lost_scheduler_leaves_the_cases_left_pending(tmp_path: Path) -> None:
     ({"bodies..mass": [1.0]}, r"is not a key path"),
     ({"solver.t_end": [1.0, 2.0]}, r"solver.t_end is swept: a t_end given for every case "
                                    r"would replace its values"),
+    # a key path the link's type does not take, and values the case refuses all of: no
+    # case could run (one refused value among good ones fails its cases alone)
+    ({"links.pto.damping": [1e5, 2e5]}, r"links.pto.damping: unknown key 'damping' "
+                                        r"\(accepted: master, slave, spring_damper, type\)"),
+    ({"bodies.buoy.mass": [-1.0, -2.0]}, r"bodies.buoy.mass: .*swept value bodies.buoy.mass "
+                                         r"= -1.0"),
 ])
 def test_sweep_errors_before_anything_runs(values: dict[str, Any], message: str,
                                             tmp_path: Path) -> None:
@@ -448,6 +454,19 @@ def test_a_swept_value_the_case_refuses_is_named(tmp_path: Path) -> None:
     with pytest.raises(CaseError, match=r"links.pto.spring_damper.damping: .*swept value "
                                         r"links.pto.spring_damper.damping = 'soft'"):
         frylinks.run(BUOY, overrides={"links.pto.spring_damper.damping": "soft"})
+
+
+def test_a_swept_key_path_mistake_exits_2_before_anything_runs(tmp_path: Path) -> None:
+    """docs/sweeps.md's promise: the command refuses the input (exit 2, one line, no
+    traceback) and starts no cluster."""
+    out = tmp_path / "x.nc"
+    bad = subprocess.run([sys.executable, "-m", "frylinks", "sweep", str(BUOY), "--set",
+                          "links.pto.damping=1e5:2e5:2", "-o", str(out)],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2, bad.stderr
+    assert "links.pto.damping: unknown key 'damping'" in bad.stderr
+    assert "Traceback" not in bad.stderr and "failed" not in bad.stdout
+    assert not out.exists()
 
 
 def test_resume_needs_a_sweep_file(tmp_path: Path) -> None:

@@ -217,6 +217,7 @@ def _plan(file: Path, values: Mapping[str, Any] | None, zipped: bool | None,
         cases = spec.cases()
     except LoadCaseError as exc:
         raise FrylinksError(f"sweep of '{file}': {exc}") from None
+    _check_values(file, text, spec)
     for key in given:
         if f"solver.{key}" in spec.values:
             raise FrylinksError(f"solver.{key} is swept: a {key} given for every case "
@@ -245,6 +246,38 @@ def _plan(file: Path, values: Mapping[str, Any] | None, zipped: bool | None,
     layout = Layout(coordinates(model), variables(model), grid, swept,
                     swept_units(base.system, spec.values), attrs)
     return _Plan(file.resolve(), text, spec, cases, given, layout)
+
+
+def _check_values(file: Path, text: str, spec: Sweep) -> None:
+    """Read the case with the swept values of each key in turn, before any worker starts,
+    until one reads. A key every value of which the case refuses (a key path its types do
+    not take, ``links.pto.damping`` on a link whose damping is under ``spring_damper``)
+    could run no case: it is a mistake in the input, reported as one (exit code 2), not a
+    sweep of failed cases. A value only some cases refuse fails those cases alone."""
+    for key, values in spec.values.items():
+        first: CaseError | None = None
+        for value in _distinct(values):
+            try:
+                read_case(file, text=text, overrides={key: value})
+            except CaseError as exc:
+                first = first or exc
+                continue
+            break
+        else:
+            if first is not None:
+                if f"swept value {key} =" in first.message:
+                    raise first
+                raise CaseError(first.file, first.path, f"{first.message} (with every value "
+                                f"of the sweep's {key})") from None
+
+
+def _distinct(values: list[Any]) -> Iterator[Any]:
+    """``values`` without repeats (``1`` and ``1.0`` kept apart: a case may take one only)."""
+    seen: list[Any] = []
+    for value in values:
+        if not any(value == v and type(value) is type(v) for v in seen):
+            seen.append(value)
+            yield value
 
 
 def _definition(file: Path, text: str, from_file: Sweep | None,

@@ -115,9 +115,12 @@ def weibull_tail(peaks: Array, threshold: float) -> tuple[float, float]:
         return math.nan, math.nan
 
     def minus_log_likelihood(p: Array) -> float:
-        k, lam = np.exp(p)
-        return -float(np.sum(np.log(k / lam) + (k - 1.0) * np.log(z / lam) - (z / lam) ** k)
-                      + len(z) * (u / lam) ** k)
+        # the simplex may wander to shapes whose powers overflow: those are no optimum
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            k, lam = np.exp(p)
+            value = -float(np.sum(np.log(k / lam) + (k - 1.0) * np.log(z / lam)
+                                  - (z / lam) ** k) + len(z) * (u / lam) ** k)
+        return value if math.isfinite(value) else math.inf
 
     start = np.array([math.log(2.0), math.log(float(np.mean(z)))])
     best = optimize.minimize(minus_log_likelihood, start, method="Nelder-Mead",

@@ -161,3 +161,23 @@ def test_statistics_of_a_run_from_python_and_the_command(pendulum: Path,
                           "body_speed"], capture_output=True, text=True)
     assert bad.returncode == 2 and "unknown variable 'body_speed'" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_statistics_across_a_sweeps_cases() -> None:
+    """A record per case, the swept values kept as coordinates along ``case``: each
+    case's numbers are those of its record alone."""
+    t = np.arange(0.0, 600.0, 0.25)
+    amplitudes = np.array([1.0, 2.0, 3.0])
+    power = amplitudes[:, None] * np.sin(2 * np.pi * t / 8.0)[None, :]
+    ds = xr.Dataset({"link_power": (("case", "time", "link"), power[:, :, None],
+                                    {"units": "W"})},
+                    coords={"case": np.arange(3), "time": t, "link": ["pto"],
+                            "environment.waves.hs": ("case", [1.0, 2.0, 3.0])})
+    out = frylinks.statistics(ds, "link_power", {"link": "pto"}, slope=3.0)
+    assert out.link_power_del.dims == ("case",)
+    assert list(out["environment.waves.hs"].values) == [1.0, 2.0, 3.0]
+    for i, a in enumerate(amplitudes):
+        alone = fatigue(power[i], t, slope=3.0)
+        assert float(out.link_power_del.isel(case=i)) == pytest.approx(alone.del_)
+        assert float(out.link_power_maximum.isel(case=i)) == pytest.approx(a, rel=1e-3)
+        assert float(out.link_power_cycles.isel(case=i)) == pytest.approx(600.0 / 8.0, abs=1)
