@@ -339,13 +339,14 @@ def build_parser() -> argparse.ArgumentParser:
                     "production. Prints a summary; -o writes the Dataset, --plot the "
                     "figure.")
     perf.add_argument("results", metavar="SWEEP.nc", help="a sweep's results file")
-    perf.add_argument("--power", metavar="VAR", required=True,
-                      help="variable of the absorbed power [W], e.g. link_power or "
-                           "pto_damper_power")
+    perf.add_argument("--power", metavar="VAR", default="absorbed_power",
+                      help="variable of the absorbed power [W] (default absorbed_power, "
+                           "every PTO's whatever supplies it)")
     perf.add_argument("--select", metavar="DIM=VALUE", action="append", default=[],
-                      help="keep one value of a dimension of it (link=pto); repeat")
+                      help="keep one value of a dimension of it (pto=pto); repeat")
     perf.add_argument("--electrical", metavar="VAR",
-                      help="variable of the electrical power (a drivetrain's)")
+                      help="variable of the electrical power (default: electrical_power "
+                           "where the PTO has a drivetrain)")
     perf.add_argument("--after", type=_time, metavar="SECONDS",
                       help="mean over t >= SECONDS (leave out the ramp)")
     perf.add_argument("--scatter", metavar="TABLE.csv",
@@ -774,13 +775,11 @@ def _rao(args: argparse.Namespace) -> int:
     print(f"{ds.attrs['title']}: {ds.sizes['omega']} frequencies x {ds.sizes['heading']} "
           f"headings about the {ds.attrs['linearised_about']}")
     print(f"  drag: {ds.attrs['drag_linearisation']}")
-    for name in ds["link"].values:
-        power = ds["link_power"].sel(link=name)
-        if float(abs(power).max()) > 0:
-            first = np.asarray(power.isel(heading=0).values)
-            k = int(np.argmax(first))
-            print(f"  link {name}: largest absorbed power {first[k]:.4g} "
-                  f"W per m2 of wave amplitude at {float(ds['period'][k]):.3g} s")
+    for name in ds["pto"].values if "pto" in ds.coords else ():
+        first = np.asarray(ds["absorbed_power"].sel(pto=name).isel(heading=0).values)
+        k = int(np.argmax(first))
+        print(f"  PTO {name}: largest absorbed power {first[k]:.4g} W per m2 of wave "
+              f"amplitude at {float(ds['period'][k]):.3g} s (absorbed_power)")
     if "body_mean_drift" in ds:
         for name in ds["body"].values:
             drift = np.asarray(ds["body_mean_drift"].sel(body=name).isel(heading=0).values)

@@ -84,12 +84,26 @@ class Output:
         variable's ``units`` attribute is then ``"1"`` and the coordinate
         ``<name>_units`` gives the unit of each DOF (no single unit is true of the
         whole array).
+    role
+        ``"absorbed_power"`` for a PTO's power taken out of the motion [W], and
+        ``"electrical_power"`` for a drivetrain's electrical output [W] (scalar outputs):
+        the run copies them into the shared ``absorbed_power`` and ``electrical_power``
+        over the dimension ``pto`` (:mod:`frylinks.engine.ptos`). A type with an
+        ``absorbed_power`` output is a power take-off.
     """
 
     units: str
     long_name: str
     dims: tuple[str, ...] = ()
     rotational_units: str | None = None
+    role: str = ""
+
+    def __post_init__(self) -> None:
+        if self.role not in ("", "absorbed_power", "electrical_power"):
+            raise ValueError(f"Output role {self.role!r}: expected 'absorbed_power', "
+                             "'electrical_power' or none")
+        if self.role and (self.dims or self.units != "W"):
+            raise ValueError(f"an output with the role {self.role!r} is a scalar in W")
 
 
 class ForceKernels(NamedTuple):

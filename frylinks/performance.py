@@ -75,6 +75,8 @@ def _mean_power(results: xr.Dataset, variable: str, select: Mapping[str, Any] | 
     if after is not None:
         da = da.sel(time=da.time >= after)
     mean = da.mean("time", skipna=True)
+    # one PTO (or link) needs no selection
+    mean = mean.squeeze([d for d in mean.dims if d != "case" and mean.sizes[d] == 1])
     extra = [str(d) for d in mean.dims if d != "case"]
     if extra:
         raise FrylinksError(f"{variable}: one value per case is needed, but it still has "
@@ -83,7 +85,7 @@ def _mean_power(results: xr.Dataset, variable: str, select: Mapping[str, Any] | 
     return np.atleast_1d(np.asarray(mean.values, dtype=float))
 
 
-def power_performance(results: xr.Dataset | str | Path, power: str,
+def power_performance(results: xr.Dataset | str | Path, power: str = "absorbed_power",
                       select: Mapping[str, Any] | None = None, *,
                       after: float | None = None, electrical: str | None = None,
                       electrical_select: Mapping[str, Any] | None = None,
@@ -97,12 +99,15 @@ def power_performance(results: xr.Dataset | str | Path, power: str,
     results
         A sweep's results (Dataset or file): one case per sea state.
     power, select
-        The variable of the absorbed power [W] and the coordinates kept
-        (``link_power``, ``{"link": "pto"}``); its mean after ``after`` is each case's.
+        The variable of the absorbed power [W] and the coordinates kept: by default
+        ``absorbed_power``, every PTO's whatever supplies it (``{"pto": "pto"}`` where the
+        model has more than one); its mean after ``after`` is each case's.
     after
         Leave out the samples before this time (the ramp) [s].
     electrical, electrical_select
-        The variable of the electrical power, if any (a drivetrain's).
+        The variable of the electrical power, if any (a drivetrain's): by default, with
+        ``power`` the shared ``absorbed_power``, the shared ``electrical_power`` where the
+        selected PTO has one.
     scatter
         A site's scatter diagram (:func:`frylinks_marine.performance.read_scatter`): the
         annual energy.
@@ -133,8 +138,12 @@ def power_performance(results: xr.Dataset | str | Path, power: str,
         raise FrylinksError(f"width {width}: expected a length > 0 [m]")
     hm0, te, flux = sea_states(results)
     p = _mean_power(results, power, select, after)
-    e = (None if electrical is None
-         else _mean_power(results, electrical, electrical_select or select, after))
+    e: np.ndarray | None = None
+    if electrical is None and power == "absorbed_power" and "electrical_power" in results:
+        e = _mean_power(results, "electrical_power", electrical_select or select, after)
+        e = None if np.all(np.isnan(e)) else e   # a PTO without a drivetrain
+    elif electrical is not None:
+        e = _mean_power(results, electrical, electrical_select or select, after)
     try:
         table = None if scatter is None else read_scatter(scatter)
         ds = _performance(hm0, te, flux, p, e, table, hm0_bins, te_bins, width)

@@ -48,6 +48,24 @@ def test_rao_command_and_energy_balance(tmp_path: Path) -> None:
         scale = float(ds["link_power"].max())
         assert float(abs(total).max()) < 1e-9 * scale
         assert float(ds["link_power"].min()) > 0
+        np.testing.assert_array_equal(ds["absorbed_power"].sel(pto="pto"),
+                                      ds["link_power"].sel(link="pto"))
+
+
+def test_rao_reads_absorbed_power_whatever_supplies_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """RM3's PTO is a pto_damper force (its slide link has no spring-damper): the command
+    prints its absorbed power and the Dataset has it over pto."""
+    out = tmp_path / "r.nc"
+    assert main(["rao", str(ROOT / "cases" / "rm3.yaml"), "--periods", "6,8,10",
+                 "-o", str(out)]) == 0
+    assert "PTO pto: largest absorbed power" in capsys.readouterr().out
+    with xr.open_dataset(out) as ds:
+        assert list(ds["pto"].values) == ["pto"]
+        np.testing.assert_array_equal(ds["absorbed_power"].sel(pto="pto"),
+                                      ds["force_power"].sel(force="pto"))
+        assert float(ds["absorbed_power"].min()) > 0
+        assert not np.any(ds["link_power"].values)
 
 
 def test_a_switching_type_is_named(tmp_path: Path) -> None:

@@ -92,6 +92,34 @@ def test_public_load_case_returns_the_system(tmp_path: Path) -> None:
     assert isinstance(system, frylinks.System)
 
 
+def test_a_loaded_case_runs_as_written() -> None:
+    """``load_case(path).run()`` is the case's run: its t_end, dt, output.every and
+    initial_equilibrium (the moored buoy starts from its equilibrium, not 2 m off it),
+    bit for bit as ``frylinks.run``; a keyword given overrides the case."""
+    case = CASES / "moored_buoy.yaml"
+    system = frylinks.load_case(str(case))
+    assert system.case_settings["initial_equilibrium"] is True
+    assert system.case_settings["every"] == 2
+    mine = system.run(t_end=1.0)
+    theirs = frylinks.run(case, t_end=1.0)
+    assert mine.sizes["time"] == theirs.sizes["time"] == 11   # dt 0.05, every 2
+    np.testing.assert_array_equal(mine.body_position, theirs.body_position)
+    start = mine.body_position.isel(time=0).sel(body="buoy").values
+    assert np.linalg.norm(start - system.bodies["buoy"].position) > 0.1  # moved to rest
+    pendulum = frylinks.load_case(str(CASES / "pendulum.yaml")).run()
+    assert float(pendulum.time[-1]) == 4.0 and pendulum.attrs["dt"] == 0.01
+
+
+def test_a_system_built_in_python_needs_t_end_and_dt() -> None:
+    system = frylinks.System()
+    system.add_body("ball", mass=1.0, inertia=[1.0, 1.0, 1.0])
+    with pytest.raises(frylinks.FrylinksError, match="run: give t_end, the end time"):
+        system.run()
+    with pytest.raises(frylinks.FrylinksError, match="run: give dt, the time step"):
+        system.run(1.0)
+    assert system.run(0.1, 0.05).sizes["time"] == 3
+
+
 def test_numbers_with_unsigned_exponent_are_numbers(tmp_path: Path) -> None:
     # PyYAML alone reads 4.0e4 as the text '4.0e4' (YAML 1.1); DESIGN's example uses it
     text = yaml.safe_dump(BUOY, sort_keys=False).replace("40000.0", "4.0e4")

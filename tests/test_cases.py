@@ -209,6 +209,10 @@ def _pto_power(ds: xr.Dataset, system: System, link: str, dof: str) -> None:
                                rtol=0, atol=1e-10 * scale)
     np.testing.assert_allclose(ds.link_spring_force.sel(link=link, dof=dof).values, -load,
                                rtol=0, atol=1e-10 * np.abs(load).max())
+    # the shared PTO power is the link's, the link a PTO as its spring-damper damps
+    assert pto.damping[0, 0] > 0
+    np.testing.assert_array_equal(ds.absorbed_power.sel(pto=link).values,
+                                  ds.link_power.sel(link=link).values)
 
 
 @check("heaving_buoy", t_end=3.0)
@@ -524,6 +528,10 @@ def rm3(ds: xr.Dataset, system: System) -> None:
                                atol=1e-6)
     p = ds.pto_damper_power.values[:, 0]
     np.testing.assert_allclose(p, b * v**2, rtol=1e-12, atol=1e-6)
+    # the one place power is read, whatever supplies it: the pto_damper force here, the
+    # prismatic slide (no spring-damper) no PTO
+    assert list(ds.pto.values) == ["pto"] and "electrical_power" not in ds
+    np.testing.assert_array_equal(ds.absorbed_power.sel(pto="pto").values, p)
     t = ds.time.values
     energy = cumulative_simpson(p, x=t, initial=0.0)
     np.testing.assert_allclose(ds.pto_damper_energy.values[:, 0], energy, rtol=1e-3,

@@ -236,3 +236,51 @@ def test_lever_arms_of_a_batch_equal_the_node_frames() -> None:
                                    atol=1e-15)
     at_cog = NodeSet(body, np.zeros((3, 3)), nodes.rot)
     assert not np.any(lever_arms(at_cog, q))
+
+
+def _two_sliders(force_name: str = "damper") -> frylinks.System:
+    """A slider on a damped prismatic link (a PTO), one on a spring only (none), and a
+    pto_damper force between them (a PTO)."""
+    s = frylinks.System(gravity=[0.0, 0.0, 0.0])
+    s.add_body("a", mass=2.0, inertia=[1.0, 1.0, 1.0], velocity=[0.0, 0.0, 1.5])
+    s.add_body("b", mass=3.0, inertia=[1.0, 1.0, 1.0], velocity=[0.0, 0.0, -0.5])
+    s.add_link("pto", "prismatic", master="ground", slave="a",
+               spring_damper={"damping": 3.0})
+    s.add_link("spring", "prismatic", master="ground", slave="b",
+               spring_damper={"stiffness": 4.0})
+    s.add_force(force_name, "pto_damper", master="a", slave="b", axis=[0, 0, 1],
+                damping=5.0)
+    return s
+
+
+def test_absorbed_power_of_every_pto_whatever_supplies_it() -> None:
+    """``absorbed_power`` over ``pto``: a link with damping (its ``link_power``) and a
+    ``pto_*`` force (its ``_power``); a spring without damping is no PTO."""
+    from frylinks.engine.model import assemble
+    from frylinks.io.results import Sampler, coordinates, variables
+
+    model = assemble(_two_sliders())
+    assert coordinates(model)["pto"] == ["pto", "damper"]
+    assert variables(model)["absorbed_power"].dims == ("time", "pto")
+    assert "electrical_power" not in variables(model)
+    out = Sampler(model).sample(model.initial)
+    assert out["absorbed_power"][0] == pytest.approx(3.0 * 1.5**2)
+    assert out["absorbed_power"][1] == pytest.approx(5.0 * 2.0**2)
+    assert out["absorbed_power"][1] == out["pto_damper_power"][0]
+
+
+def test_a_link_and_a_force_pto_of_one_name_are_refused() -> None:
+    from frylinks.engine.model import assemble
+    from frylinks.engine.ptos import ptos
+    from frylinks.errors import ModelError
+
+    with pytest.raises(ModelError, match="the link 'pto' and the force 'pto' are both power "
+                                         "take-offs: give them different names"):
+        ptos(assemble(_two_sliders("pto")))
+
+
+def test_an_output_role_is_a_scalar_power() -> None:
+    with pytest.raises(ValueError, match="expected 'absorbed_power', 'electrical_power'"):
+        Output("W", "x", role="power")
+    with pytest.raises(ValueError, match="is a scalar in W"):
+        Output("W", "x", ("xyz",), role="absorbed_power")

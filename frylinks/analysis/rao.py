@@ -40,6 +40,7 @@ import numpy as np
 
 from frylinks.analysis.linearise import LinearModel
 from frylinks.analysis.operating_point import OperatingPoint, operating_point
+from frylinks.engine.ptos import ptos
 from frylinks.errors import FrylinksError, ModelError
 from frylinks.forces import ForceType
 from frylinks.links import DOFS
@@ -295,7 +296,9 @@ def rao(target: System | str | Path, *, omega: Sequence[float] | None = None,
         ``body_rao_amplitude`` / ``_phase`` ``(heading, omega, body, dof)``,
         ``link_rao_amplitude`` / ``_phase`` ``(heading, omega, link, dof)``,
         ``link_power`` ``(heading, omega, link)`` and ``force_power`` ``(heading,
-        omega, force)``, mean absorbed power per unit wave amplitude squared [W m-2];
+        omega, force)``, mean absorbed power per unit wave amplitude squared [W m-2],
+        and of every power take-off ``absorbed_power`` ``(heading, omega, pto)``
+        (:mod:`frylinks.engine.ptos`; absent without one);
         where a force type gives the mean wave drift (``wave_drift``),
         ``body_mean_drift`` ``(heading, omega, body, dof)`` per unit wave amplitude
         squared [N m-2, N m m-2] (absent otherwise).
@@ -369,6 +372,16 @@ def rao_dataset(op: OperatingPoint, omega: Array, headings_deg: Sequence[float],
         },
         attrs={**op.attributes("rao"), "linearisation": linearisation_note(lin),
                "drag_linearisation": drag_note(lin, wave_height)})
+    units = ptos(model)
+    if units:
+        link_power, force_power = ds["link_power"].values, ds["force_power"].values
+        ds["absorbed_power"] = var(
+            ("heading", "omega", "pto"),
+            np.stack([link_power[..., p.link] if p.link >= 0 else force_power[..., p.force]
+                      for p in units], axis=-1), "W m-2",
+            "mean power absorbed by each power take-off (whatever supplies it) per unit "
+            "wave amplitude squared")
+        ds.coords["pto"] = [p.name for p in units]
     drift = [r["mean_drift"] for r in results]
     if drift[0] is not None:
         ds["body_mean_drift"] = var(
@@ -409,14 +422,16 @@ def drag_note(lin: LinearModel, wave_height: float | None) -> str:
 
 
 def power_matrix(ds: xr.Dataset, heights: Sequence[float], periods: Sequence[float],
-                 name: str, variable: str = "link_power", heading: float | None = None
+                 name: str, variable: str = "absorbed_power", heading: float | None = None
                  ) -> xr.DataArray:
-    """Mean absorbed power [W] of link or force ``name`` in regular waves of each height
-    [m] and period [s]: ``(H / 2)^2`` times the power per unit amplitude squared,
-    interpolated linearly in frequency (give periods within the RAO's)."""
+    """Mean absorbed power [W] of the power take-off (or link, or force) ``name`` in
+    regular waves of each height [m] and period [s]: ``(H / 2)^2`` times the power per
+    unit amplitude squared, interpolated linearly in frequency (give periods within the
+    RAO's)."""
     import xarray as xr
 
-    da = ds[variable].sel({"link" if variable == "link_power" else "force": name})
+    dim = {"absorbed_power": "pto", "link_power": "link"}.get(variable, "force")
+    da = ds[variable].sel({dim: name})
     da = da.isel(heading=0) if heading is None else da.sel(heading=heading)
     w = 2 * np.pi / np.asarray(periods, dtype=float)
     grid = np.asarray(ds["omega"].values)

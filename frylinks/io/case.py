@@ -19,6 +19,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, NoReturn
 
 import yaml
@@ -26,7 +27,7 @@ import yaml
 from frylinks.engine.integrators import ADAPTIVE, INTEGRATORS, nb_steps
 from frylinks.errors import CaseError, FrylinksError, ModelError
 from frylinks.io.loadcases import LoadCaseError, Sweep, read_sweep, set_value
-from frylinks.io.runner import System
+from frylinks.io.runner import RUN_DEFAULTS, System
 from frylinks.io.yaml_reading import CaseLoader
 from frylinks.model.registry import Registry, TypeInfo
 from frylinks.model.system import Body
@@ -56,8 +57,6 @@ def _keywords(method: Callable[..., Any], skip: tuple[str, ...] = ("self", "name
 BODY_KEYS, BODY_REQUIRED = _keywords(System.add_body)
 NODE_KEYS, _ = _keywords(Body.add_node)
 LINK_KEYS, LINK_REQUIRED = _keywords(System.add_link)
-RUN_DEFAULTS = {name: p.default for name, p in inspect.signature(System.run).parameters.items()
-                if p.default is not p.empty}
 
 
 def load_case(path: str | Path, *, text: str | None = None,
@@ -217,6 +216,7 @@ class _CaseReader:
         # relative file paths (datasets, time series) are read beside the case file
         with relative_to(self.path.parent):
             system, solver = self._model(data, text)
+        system.case_settings = MappingProxyType(dict(solver))  # what run() takes from it
         return CaseRead(system, solver, sweep)
 
     def _model(self, data: Mapping[str, Any], text: str) -> tuple[System, dict[str, Any]]:

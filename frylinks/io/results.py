@@ -22,6 +22,7 @@ import xarray as xr
 from frylinks.engine import Model, State, body_states, evaluate, force_outputs, link_outputs
 from frylinks.engine.compose import compiled_step
 from frylinks.engine.evaluate import add_added_mass_wrenches
+from frylinks.engine.ptos import ABSORBED, ELECTRICAL, pto_powers, ptos
 from frylinks.engine.sampling import Batch, reported_outputs
 from frylinks.errors import ModelError
 from frylinks.forces import ForceContext, output_columns
@@ -143,7 +144,21 @@ def variables(model: Model) -> dict[str, Variable]:
     for setting in _reporting_settings(model):
         for name, o in setting.outputs.items():
             out[name] = Variable(("time", *o.dims), o.units, o.long_name)
+    takeoffs = ptos(model)
+    if takeoffs:
+        out[ABSORBED] = Variable(("time", "pto"), "W", PTO_LONG_NAMES[ABSORBED])
+    if any(p.electrical for p in takeoffs):
+        out[ELECTRICAL] = Variable(("time", "pto"), "W", PTO_LONG_NAMES[ELECTRICAL])
     return out
+
+
+#: The shared power variables of every PTO (:mod:`frylinks.engine.ptos`).
+PTO_LONG_NAMES = {
+    ABSORBED: "power absorbed from the motion by each power take-off, whatever supplies it "
+              "(a link spring-damper's damping, a pto_* force, a drivetrain)",
+    ELECTRICAL: "electrical power delivered by each power take-off with a drivetrain (NaN "
+                "for the others)",
+}
 
 
 def unit_coordinates(variables: dict[str, Variable]) -> dict[str, tuple[Any, ...]]:
@@ -199,6 +214,7 @@ class Sampler:
             _place(out, blk, blk.kind.output_values(frames, ev.force_ctx))
         for setting in self.settings:
             out.update(setting.output_values(s.t))
+        out.update(pto_powers(self.model, out))
         return out
 
     def batch(self, batch: Batch) -> dict[str, np.ndarray]:
@@ -248,6 +264,7 @@ class Sampler:
                     out[name] = np.stack([np.asarray(r[name], dtype=float) for r in rows])
         for setting in self.settings:
             out.update(setting.output_series(batch.times))
+        out.update(pto_powers(model, out))
         return out
 
 
@@ -294,6 +311,9 @@ def coordinates(model: Model) -> dict[str, Any]:
     """
     coords: dict[str, Any] = {"body": model.body_names, "link": model.link_names,
                               "force": model.force_names, **COORDS}
+    takeoffs = ptos(model)
+    if takeoffs:
+        coords["pto"] = [p.name for p in takeoffs]
     for setting in _reporting_settings(model):
         coords.update(setting.coordinates())
     outputs = {name for blk in model.force_blocks for name in blk.kind.outputs}

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import signal
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -365,34 +367,55 @@ def _progress(enabled: bool, total: float, start: float = 0.0) -> Any:
 __all__ = ["Model", "PythonPathWarning", "run_attributes", "run_system", "sample_times"]
 
 
+#: What a run does where neither the call nor the case file says: ``run_system``'s
+#: defaults of the settings a case file's ``solver`` and ``output`` sections hold.
+RUN_DEFAULTS: dict[str, Any] = {
+    name: p.default for name, p in inspect.signature(run_system).parameters.items()
+    if name in ("integrator", "every", "rtol", "atol", "rho_inf", "initial_equilibrium")}
+
+
 class System(SystemModel):
     """A multibody system that runs: the model's :class:`frylinks.model.System` with
     :meth:`run`. This is :class:`frylinks.System`, and what case files load into."""
 
-    def run(self, t_end: float, dt: float, integrator: str = "rk4", every: int = 1,
-            rtol: float = 1e-9, atol: float = 1e-12, rho_inf: float = 0.8,
-            output: Any = None, progress: bool = False, resume: bool = False,
-            initial_equilibrium: bool = False, in_memory: bool = True) -> xr.Dataset:
+    #: The run settings of the case file the system was read from (``solver.t_end``,
+    #: ``dt``, ``integrator``, ``rtol``, ``atol``, ``rho_inf``, ``initial_equilibrium``
+    #: and ``output.every``): :meth:`run` takes each one it is not given from here, so
+    #: ``load_case(path).run()`` is the case's run. Empty for a system built in Python.
+    case_settings: Mapping[str, Any] = MappingProxyType({})
+
+    def run(self, t_end: float | None = None, dt: float | None = None,
+            integrator: str | None = None, every: int | None = None,
+            rtol: float | None = None, atol: float | None = None,
+            rho_inf: float | None = None, output: Any = None, progress: bool = False,
+            resume: bool = False, initial_equilibrium: bool | None = None,
+            in_memory: bool = True) -> xr.Dataset:
         """Integrate from the initial state to ``t_end`` and return the results.
+
+        An argument not given is the case file's (:attr:`case_settings`, for a system
+        read from one), else its default below: ``load_case(path).run()`` runs the case
+        as ``frylinks run`` does, and a keyword given overrides the case.
 
         Parameters
         ----------
         t_end
-            End time [s].
+            End time [s] (required for a system built in Python).
         dt
             Step [s] (``rk4``, ``generalized_alpha``), or the output interval of the
-            adaptive ``dop853``.
+            adaptive ``dop853`` (required for a system built in Python).
         integrator
-            ``rk4`` (explicit, fixed step), ``dop853`` (adaptive, ``rtol``/``atol``) or
-            ``generalized_alpha`` (implicit, fixed step: stiff springs, moorings, long
-            chains; its numerical damping set by ``rho_inf``).
+            ``rk4`` (explicit, fixed step; the default), ``dop853`` (adaptive,
+            ``rtol``/``atol``) or ``generalized_alpha`` (implicit, fixed step: stiff
+            springs, moorings, long chains; its numerical damping set by ``rho_inf``).
         rho_inf
             Spectral radius of ``generalized_alpha`` at infinite frequency, in [0, 1]:
             1 keeps every frequency's amplitude, lower values damp the ones far above
             ``1/dt`` (0.8 damps them by 20 % a step and costs nothing at the resolved
-            frequencies).
+            frequencies; the default).
         every
-            Keep one sample every ``every`` steps.
+            Keep one sample every ``every`` steps (default 1).
+        rtol, atol
+            ``dop853``'s tolerances (default 1e-9, 1e-12).
         output
             A netCDF path: results are streamed there while the run goes.
         progress
@@ -403,7 +426,7 @@ class System(SystemModel):
             equals the uninterrupted run to round-off and holds the whole run.
         initial_equilibrium
             First move the bodies to the pose where the forces balance (still water,
-            zero velocities), then start the dynamics from there.
+            zero velocities), then start the dynamics from there (default False).
         in_memory
             With False and an ``output`` file, keep no results in memory and return the
             file's Dataset, read when its values are asked for (a long run's every
@@ -414,7 +437,16 @@ class System(SystemModel):
         xarray.Dataset
             Variables of DESIGN §4.
         """
-        return run_system(self, t_end=t_end, dt=dt, integrator=integrator, every=every,
-                          rtol=rtol, atol=atol, rho_inf=rho_inf, output=output,
-                          progress=progress, resume=resume,
-                          initial_equilibrium=initial_equilibrium, in_memory=in_memory)
+        given = {k: v for k, v in (("t_end", t_end), ("dt", dt), ("integrator", integrator),
+                                   ("every", every), ("rtol", rtol), ("atol", atol),
+                                   ("rho_inf", rho_inf),
+                                   ("initial_equilibrium", initial_equilibrium))
+                 if v is not None}
+        settings = {**RUN_DEFAULTS, **self.case_settings, **given}
+        for key, what in (("t_end", "end time"), ("dt", "time step")):
+            if key not in settings:
+                raise FrylinksError(f"run: give {key}, the {what} [s] (a system built in "
+                                    "Python has no case file's solver section to take it "
+                                    "from)")
+        return run_system(self, output=output, progress=progress, resume=resume,
+                          in_memory=in_memory, **settings)

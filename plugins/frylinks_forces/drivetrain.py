@@ -226,9 +226,11 @@ def _generator_outputs(name: str, rotary: bool) -> dict[str, Output]:
     _kinematics(out, name, rotary)
     out[f"{name}_current"] = Output("A", "coil current (the electromagnetic force over the "
                                     "force constant)")
-    out[f"{name}_mechanical_power"] = Output("W", "power taken out of the motion, f v")
+    out[f"{name}_mechanical_power"] = Output("W", "power taken out of the motion, f v",
+                                             role="absorbed_power")
     out[f"{name}_electrical_power"] = Output("W", "electrical power delivered (negative: "
-                                             "drawn, under reactive control)")
+                                             "drawn, under reactive control)",
+                                             role="electrical_power")
     out[f"{name}_copper_loss"] = Output("W", "copper loss i^2 R_c")
     out[f"{name}_iron_loss"] = Output("W", "iron loss c_fe v^2")
     out[f"{name}_mean_power"] = Output("W", "mean mechanical power since mean_power_from")
@@ -460,6 +462,10 @@ def _hydraulic_parameters() -> dict[str, Param]:
     }
 
 
+#: The hydraulic outputs copied into the shared absorbed_power and electrical_power.
+ROLES = {"mechanical_power": "absorbed_power", "electrical_power": "electrical_power"}
+
+
 def _hydraulic_outputs(name: str) -> dict[str, Output]:
     out: dict[str, Output] = {}
     _kinematics(out, name, False)
@@ -486,8 +492,9 @@ def _hydraulic_outputs(name: str) -> dict[str, Output]:
             ("mean_electrical_power", "W", "mean electrical power since mean_power_from"),
             ("efficiency", "1", "mean electrical over mean mechanical power since "
                                 "mean_power_from (0 before, or with none taken)")):
-        out[f"{name}_{key}"] = Output(units, text)
+        out[f"{name}_{key}"] = Output(units, text, role=ROLES.get(key, ""))
     return out
+
 
 
 @kernel

@@ -206,7 +206,7 @@ def _outputs(name: str, rotary: bool) -> dict[str, Output]:
         f"{name}_force": Output(force, "PTO " + ("torque" if rotary else "force")
                                 + ", positive resisting the motion"),
         f"{name}_power": Output("W", "power absorbed by the PTO (without the power its "
-                                "spring stores and returns)"),
+                                "spring stores and returns)", role="absorbed_power"),
         f"{name}_energy": Output("J", "energy absorbed since t = 0"),
         f"{name}_mean_power": Output("W", "mean absorbed power since mean_power_from (0 "
                                      "before it)"),

@@ -92,6 +92,14 @@ def test_generator_with_a_resistive_load() -> None:
     assert out["mean_power"][-1] == pytest.approx(mean_mech, rel=1e-7)
     eff = ds.pto_generator_efficiency.isel(pto_generator_element=0).values
     assert eff[-1] == pytest.approx(mean_elec / mean_mech, rel=1e-7)
+    # the shared PTO variables: each drivetrain's mechanical and electrical power over
+    # pto (the prescribed_displacement link, without a spring-damper, is none)
+    assert list(ds.pto.values) == ["gen", "hyd"]
+    np.testing.assert_array_equal(ds.absorbed_power.sel(pto="gen"), out["mechanical_power"])
+    np.testing.assert_array_equal(ds.electrical_power.sel(pto="gen"), out["electrical_power"])
+    np.testing.assert_array_equal(
+        ds.electrical_power.sel(pto="hyd"),
+        ds.pto_hydraulic_electrical_power.isel(pto_hydraulic_element=0))
 
 
 def test_generator_under_reactive_control() -> None:

@@ -119,8 +119,14 @@ def _sweep_results() -> xr.Dataset:
     n = len(spec["set"]["environment.waves.hs"])
     t = np.arange(0.0, 100.0, 0.5)
     power = 1e3 * (1.0 + np.arange(n))[:, None, None] * (1.0 + np.sin(t))[None, :, None]
-    ds = xr.Dataset({"link_power": (("case", "time", "link"), power, {"units": "W"})},
+    two = np.concatenate([power, 0.5 * power], axis=2)
+    electrical = np.concatenate([0.8 * power, np.full_like(power, np.nan)], axis=2)
+    ds = xr.Dataset({"link_power": (("case", "time", "link"), power, {"units": "W"}),
+                     "absorbed_power": (("case", "time", "pto"), two, {"units": "W"}),
+                     "electrical_power": (("case", "time", "pto"), electrical,
+                                          {"units": "W"})},
                     coords={"case": np.arange(n), "time": t, "link": ["pto"],
+                            "pto": ["pto", "damper"],
                             "environment.waves.hs": ("case", spec["set"]["environment.waves.hs"]),
                             "environment.waves.tp": ("case", spec["set"]["environment.waves.tp"])})
     ds.attrs.update(case=text, sweep=json.dumps({"set": spec["set"], "zip": True}),
@@ -161,6 +167,22 @@ def test_a_sweep_carried_to_annual_energy(tmp_path: Path) -> None:
         np.testing.assert_allclose(cli.maep.values, ds.maep.values, rtol=1e-12)
         np.testing.assert_allclose(cli.capture_width_mean.values,
                                    ds.capture_width_mean.values, rtol=1e-12, equal_nan=True)
+
+
+def test_absorbed_and_electrical_power_by_default() -> None:
+    """The shared absorbed_power, and electrical_power where the PTO has a drivetrain,
+    without naming them; a PTO without one gives no electrical numbers."""
+    results = _sweep_results()
+    ds = power_performance(results, select={"pto": "pto"}, after=10.0, scatter=SCATTER)
+    mean = results.link_power.sel(link="pto").where(results.time >= 10.0).mean("time")
+    np.testing.assert_allclose(ds["power"].values, mean.values, rtol=1e-12)
+    np.testing.assert_allclose(ds["electrical_power"].values, 0.8 * mean.values, rtol=1e-12)
+    assert float(ds.electrical_maep) == pytest.approx(0.8 * float(ds.maep), rel=1e-12)
+    other = power_performance(results, select={"pto": "damper"}, after=10.0)
+    np.testing.assert_allclose(other["power"].values, 0.5 * mean.values, rtol=1e-12)
+    assert "electrical_power" not in other
+    one = power_performance(results.sel(pto=["damper"]), after=10.0)   # no select needed
+    np.testing.assert_allclose(one["power"].values, other["power"].values, rtol=1e-12)
 
 
 def test_bad_scatter_and_power(tmp_path: Path) -> None:
