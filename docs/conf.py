@@ -6,7 +6,7 @@ Build it with warnings as errors, as tests/test_docs.py does::
 
 The reference pages under ``reference/`` are generated when the build starts, from the
 case-file schema, the result variables and the command's parser
-(docs/render_reference.py); they are not kept in git.
+(docs/render_reference.py) again; they are kept in git too, so links work unbuilt.
 """
 
 from __future__ import annotations

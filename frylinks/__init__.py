@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def load_case(path: str) -> System:
-    """Read a YAML case file into a :class:`System` (see DESIGN §3)."""
+    """Read a YAML case file into a :class:`System` (docs/reference/case-file.md)."""
     from frylinks.io.case import load_case as _load
 
     return _load(path)[0]

@@ -1,4 +1,4 @@
-"""The ``frylinks`` command (DESIGN §5): ``run``, ``sweep``, ``check``, ``plugins``,
+"""The ``frylinks`` command (docs/reference/cli.md): ``run``, ``sweep``, ``check``, ``plugins``,
 ``schema``, ``info``, ``plot``, the linear analyses ``modes`` and ``rao``, and
 ``hydrostatics`` (a body's hydrostatics from its geometry).
 

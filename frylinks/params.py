@@ -130,8 +130,14 @@ def did_you_mean(word: Any, known: list[str] | tuple[str, ...]) -> str:
     that is not a word)."""
     if not isinstance(word, str):
         return ""
-    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    # a word in other case is the likeliest slip (RK4 for rk4), then a close spelling
+    same = [k for k in known if k.lower() == word.lower()]
+    close = same or difflib.get_close_matches(word.lower(), [k.lower() for k in known],
+                                              n=1, cutoff=0.6)
+    if not close:
+        return ""
+    match = next(k for k in known if k.lower() == close[0].lower())
+    return f"; did you mean {match!r}?"
 
 
 def check_keys(given: Mapping[str, Any], known: list[str] | tuple[str, ...], path: str) -> None:

@@ -227,8 +227,8 @@ def euler_to_quat(angles: ArrayLike, sequence: str) -> Array:
         Three angles, applied in the order of ``sequence``.
     sequence
         Three axis letters; lower case is intrinsic (rotating axes), upper case extrinsic
-        (fixed axes), as DESIGN §3 says (the opposite of scipy's ``Rotation.from_euler``,
-        where upper case is intrinsic).
+        (fixed axes), as docs/reference/case-file.md says (the opposite of scipy's
+        ``Rotation.from_euler``, where upper case is intrinsic).
     """
     q = np.array([1.0, 0.0, 0.0, 0.0])
     unit = {"x": [1.0, 0, 0], "y": [0, 1.0, 0], "z": [0, 0, 1.0]}

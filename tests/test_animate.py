@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import meshio
 import numpy as np
 import pytest
 import xarray as xr
@@ -153,3 +154,32 @@ def test_sweep_case_chosen(tmp_path: Path) -> None:
             2.0 * 3.0 * 5.0)
         first, = frame_images(ds, [5.0], size=SIZE)
         assert len(body_pixels(first)) > 10  # small: the view holds the pivot 30 m away
+
+
+def test_a_results_file_moved_with_its_mesh_keeps_its_geometry(tmp_path: Path) -> None:
+    """The ``scene`` attribute names the mesh relative to the results file: the two moved
+    together (to another machine) still draw; the absolute path is the fallback."""
+    import json
+    import shutil
+
+    from frylinks.views.scene import Scene
+
+    first, second = tmp_path / "here", tmp_path / "there"
+    (first / "meshes").mkdir(parents=True)
+    meshio.write(first / "meshes" / "hull.stl", meshio.Mesh(
+        np.array([[0, 0, 0], [0.2, 0, 0], [0, 0.2, 0], [0, 0, 0.2]], dtype=float),
+        [("triangle", np.array([[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]]))]))
+    case = first / "case.yaml"
+    case.write_text(GEOMETRY_CASE.replace("GEOMETRY", "{mesh: meshes/hull.stl}"))
+    assert frylinks_cmd("run", str(case), "-o", str(first / "runs" / "out.nc")
+                        ).returncode == 2   # no runs/ folder: named, before any run
+    (first / "runs").mkdir()
+    assert frylinks_cmd("run", str(case), "-o", str(first / "runs" / "out.nc")
+                        ).returncode == 0
+    shutil.copytree(first, second)
+    shutil.rmtree(first)
+    with open_results(second / "runs" / "out.nc") as ds:
+        spec = json.loads(ds.attrs["scene"])
+        assert spec["bodies"]["bob"]["mesh"] == str(Path("..") / "meshes" / "hull.stl")
+        scene = Scene(ds)
+        assert len(scene.meshes["bob"].points) == 4

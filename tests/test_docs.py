@@ -50,6 +50,15 @@ def render_reference() -> Iterator[ModuleType]:
         sys.path.remove(str(DOCS))
 
 
+def test_the_reference_pages_in_git_are_current(render_reference: ModuleType) -> None:
+    """docs/reference/*.md are kept in git (the guides link to them, unbuilt) and equal
+    what docs/render_reference.py renders from the code now."""
+    for name, text in render_reference.pages().items():
+        kept = REFERENCE / name
+        assert kept.is_file() and kept.read_text(encoding="utf-8") == text, (
+            f"docs/reference/{name} is out of date: run python docs/render_reference.py")
+
+
 def text_of(path: Path) -> str:
     return path.read_text(encoding="utf-8")
 

@@ -279,3 +279,16 @@ def test_append_after_close_is_refused(tmp_path: Path) -> None:
 def test_unwritable_path_is_a_frylinks_error(tmp_path: Path) -> None:
     with pytest.raises(frylinks.FrylinksError, match="cannot create the results file"):
         StreamWriter(tmp_path / "no" / "such" / "dir.nc", _model(), {})
+
+
+def test_a_missing_output_folder_is_named(tmp_path: Path) -> None:
+    """Not HDF5's "Permission denied": the folder that is not there, before the run."""
+    out = tmp_path / "nowhere" / "run.nc"
+    done = subprocess.run([sys.executable, "-m", "frylinks", "run",
+                           str(Path(__file__).resolve().parents[1] / "cases" / "pendulum.yaml"),
+                           "-o", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"frylinks: error: cannot create the results file "
+                                   f"'{out}': the folder '{out.parent}' does not exist "
+                                   "(create it first)")

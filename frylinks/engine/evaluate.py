@@ -482,7 +482,7 @@ def update_angle_refs(model: Model, s: State) -> None:
 
 
 def link_outputs(model: Model, ev: Evaluation) -> dict[str, Array]:
-    """Per-link results at an evaluation, in the model's link order (DESIGN §4)."""
+    """Per-link results at an evaluation, in the model's link order (docs/reference/results.md)."""
     nl = len(model.link_names)
     out = {
         "link_displacement": np.zeros((nl, 6)),

@@ -10,7 +10,7 @@ A PTO is whatever absorbs power from the motion on purpose:
   electrical power.
 
 The results write ``absorbed_power`` and ``electrical_power`` over the dimension ``pto``
-(DESIGN section 4), whichever of these supplies it; ``frylinks rao`` its frequency-domain
+(docs/reference/results.md), whichever of these supplies it; ``frylinks rao`` its frequency-domain
 counterpart. A link spring with no damping stores and returns energy only: it is no PTO.
 """
 

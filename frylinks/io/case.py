@@ -1,4 +1,5 @@
-"""YAML case files (DESIGN §3): read one file into a :class:`~frylinks.model.system.System`.
+"""YAML case files (docs/reference/case-file.md): read one file into a
+:class:`~frylinks.model.system.System`.
 
 The file is parsed as ``yaml.safe_load`` does (no Python tags, no code execution; see
 :class:`CaseLoader` for the one difference, numbers like ``5.0e4``) and

@@ -1,6 +1,6 @@
 """Reading results files back: :func:`open_results` and the summary of ``frylinks info``.
 
-A results file may be read while its run is still going (DESIGN §4: results are
+A results file may be read while its run is still going (docs/reference/results.md: results are
 streamed), so files are opened only for as long as it takes to read what is needed,
 and an open that fails because the writer holds the file for a moment is retried.
 """
@@ -23,7 +23,7 @@ from frylinks.errors import FrylinksError
 OPEN_RETRY_SECONDS = 5.0
 #: Dimension of a load-case sweep (``frylinks sweep``): one Dataset, one entry per case.
 CASE_DIM = "case"
-#: Dimensions whose labels are the fixed vocabulary of DESIGN §4, not model names.
+#: Dimensions whose labels are the fixed vocabulary of docs/reference/results.md, not model names.
 FIXED_DIMS = ("time", "xyz", "quat", "dof", "rpy")
 #: Suffix of the coordinate that gives the units of each DOF of a variable over ``dof``
 #: whose DOFs differ in units (``link_displacement_units``: m for tx, rad for rx).

@@ -1,4 +1,4 @@
-"""Results streamed to a netCDF4 file while a run goes (DESIGN §4).
+"""Results streamed to a netCDF4 file while a run goes (docs/reference/results.md).
 
 The file holds the same variables, coordinates and attributes as the Dataset that
 :func:`frylinks.io.results.to_dataset` builds, so ``xarray.open_dataset`` on it gives that
@@ -301,6 +301,10 @@ def _publish(path: Path, open_part: Callable[[], netCDF4.Dataset],
     """Open the ``.part`` file, ``write`` into it, close it and move it over ``path``; on
     any failure the ``.part`` file is removed and ``path`` is left as it was."""
     part = _part(path)
+    if not path.parent.is_dir():  # HDF5 would say "Permission denied"
+        what = "is not a folder" if path.parent.exists() else "does not exist"
+        raise FrylinksError(f"cannot {verb} the results file '{path}': the folder "
+                            f"'{path.parent}' {what} (create it first)")
     try:
         ds = open_part()
     except OSError as exc:

@@ -75,7 +75,8 @@ def _mixed(dims: tuple[str, ...], units: str, rotational_units: str, long_name: 
     return Variable(dims, attr, long_name, dof_units)
 
 
-#: Every variable the core writes (DESIGN §4). Plugins declare theirs beside their types.
+#: Every variable the core writes (docs/reference/results.md). Plugins declare theirs
+#: beside their types.
 VARIABLES: dict[str, Variable] = {
     "body_position": Variable(("time", "body", "xyz"), "m", "position of the body COG, world axes"),
     "body_orientation": Variable(("time", "body", "quat"), "1",

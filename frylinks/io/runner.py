@@ -33,7 +33,7 @@ from frylinks.engine.sampling import Batch
 from frylinks.engine.schemes import first_call
 from frylinks.errors import FrylinksError, ModelError, SimulationError
 from frylinks.io.results import Sampler, to_dataset
-from frylinks.model.geometry import scene_spec
+from frylinks.model.geometry import relative_scene, scene_spec
 from frylinks.model.system import System as SystemModel
 from frylinks.params import as_float
 from frylinks.version import __version__
@@ -79,6 +79,8 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         fixed_steps_only(model, integrator)
         _say_path(model, integrator, rho_inf)
         attrs = run_attributes(system, integrator, dt, every, rtol, atol, rho_inf)
+        if output is not None:
+            attrs["scene"] = relative_scene(attrs["scene"], Path(output).parent)
         s = (state or model.initial).copy()
         restart: Checkpoint | None = None
         if resume:
@@ -195,7 +197,8 @@ def _observed(batch: Batch, observe: Callable[[State], None]
 
 def run_attributes(system: System, integrator: str, dt: float, every: int, rtol: float,
                    atol: float, rho_inf: float = 0.8) -> dict[str, Any]:
-    """The global attributes of a run's results (DESIGN §4), ``status`` ``running``."""
+    """The global attributes of a run's results (docs/reference/results.md), ``status``
+    ``running``."""
     return {
         "title": system.name,
         "description": system.description,
@@ -208,7 +211,8 @@ def run_attributes(system: System, integrator: str, dt: float, every: int, rtol:
         "rho_inf": rho_inf,
         "case": system.case_text,
         # what frylinks animate / export draw (frylinks.views.scene): the model as the run read
-        # it, mesh paths absolute, also for a model built in Python
+        # it, also for a model built in Python; mesh paths absolute (made relative to the
+        # results file where one is written: relative_scene)
         "scene": json.dumps(scene_spec(system)),
         "Conventions": "CF-1.8",
         "status": "running",
@@ -435,7 +439,7 @@ class System(SystemModel):
         Returns
         -------
         xarray.Dataset
-            Variables of DESIGN §4.
+            The variables of docs/reference/results.md.
         """
         given = {k: v for k, v in (("t_end", t_end), ("dt", dt), ("integrator", integrator),
                                    ("every", every), ("rtol", rtol), ("atol", atol),

@@ -1,4 +1,4 @@
-"""The JSON Schema of a case file (DESIGN §3), assembled from the plugin registry.
+"""The JSON Schema of a case file (docs/reference/case-file.md), assembled from the plugin registry.
 
 ``frylinks schema`` prints it for editors (YAML language servers complete and check a
 case file against it) and the documentation renders the case-file reference from it.

@@ -48,6 +48,7 @@ from frylinks.io.sweepfile import (
     read_attributes,
     time_grid,
 )
+from frylinks.model.geometry import relative_scene
 
 #: Keys whose values change a case's time grid (each case is then read on the client).
 SOLVER_PREFIXES = ("solver.", "output.")
@@ -342,6 +343,9 @@ def swept_units(system: Any, keys: Any) -> dict[str, str]:
 
 def _store(plan: _Plan, output: str | Path | None, resume: bool) -> SweepStore:
     """A new results store, or the one of ``output`` checked to be this sweep's."""
+    if output is not None:
+        plan.layout.attrs["scene"] = relative_scene(plan.layout.attrs["scene"],
+                                                    Path(output).parent)
     if not resume:
         return SweepStore(plan.layout, output)
     if output is None:

@@ -1,6 +1,6 @@
 """The model a user builds: a :class:`System` of bodies, nodes, links and forces, every
-input checked where it is given (DESIGN §1, §3), and the plugin registry that knows the
-link, force, signal and setting types.
+input checked where it is given (docs/architecture.md, docs/reference/case-file.md), and
+the plugin registry that knows the link, force, signal and setting types.
 
 * :mod:`.system`: :class:`System`, :class:`Body`, :class:`Node`, the link and force
   definitions, spring-damper and inertia parsing;

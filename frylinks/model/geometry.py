@@ -15,7 +15,9 @@ is drawn as a small sphere at its COG.
 
 The results file carries what a drawing needs in its attribute ``scene`` (JSON written
 by :func:`scene_spec` at the start of a run): each body's geometry with its mesh file made
-absolute, every node's body, position and orientation, each link's type and node pair,
+absolute, then relative to the results file's folder where the run writes one
+(:func:`relative_scene`: a results file moved with its meshes, to another machine, keeps
+its geometry), every node's body, position and orientation, each link's type and node pair,
 each force's type, nodes and the parameters that place it, and the system settings (the
 sea). The ``case`` attribute keeps the text as the user wrote it; ``scene`` is the model
 as the run read it, so a model built in Python is drawn as well as one from a file.
@@ -25,6 +27,8 @@ as the run read it, so a model built in Python is drawn as well as one from a fi
 from __future__ import annotations
 
 import functools
+import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -290,5 +294,32 @@ def scene_spec(system: System) -> dict[str, Any]:
     }
 
 
+def relative_scene(scene: str, folder: Path) -> str:
+    """The ``scene`` JSON text with each mesh path made relative to ``folder`` (the
+    results file's), its absolute path kept as ``mesh_absolute`` (what
+    :func:`resolve_meshes` falls back on when the relative one leads nowhere)."""
+    spec = json.loads(scene)
+    for geometry in spec.get("bodies", {}).values():
+        if geometry and "mesh" in geometry and Path(geometry["mesh"]).is_absolute():
+            geometry["mesh_absolute"] = geometry["mesh"]
+            geometry["mesh"] = os.path.relpath(geometry["mesh"], Path(folder).resolve())
+    spec["mesh_paths"] = "relative to the results file's folder"
+    return json.dumps(spec)
+
+
+def resolve_meshes(spec: dict[str, Any], folder: Path | None) -> None:
+    """Make the mesh paths of a ``scene`` spec usable here, in place: a relative one is
+    read from ``folder`` (the results file's; the working folder when None), or from its
+    ``mesh_absolute`` when not found there."""
+    for geometry in spec.get("bodies", {}).values():
+        if not geometry or "mesh" not in geometry or Path(geometry["mesh"]).is_absolute():
+            continue
+        here = (folder or Path.cwd()) / geometry["mesh"]
+        if here.is_file() or "mesh_absolute" not in geometry:
+            geometry["mesh"] = str(here)
+        else:
+            geometry["mesh"] = geometry["mesh_absolute"]
+
+
 __all__ = ["Mesh", "SceneError", "body_mesh", "load_mesh", "merged", "parse_geometry",
-           "scene_spec", "shape_mesh"]
+           "relative_scene", "resolve_meshes", "scene_spec", "shape_mesh"]

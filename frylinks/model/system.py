@@ -1,4 +1,5 @@
-"""The user's model: a System of bodies, nodes, links and forces (DESIGN §1, §3).
+"""The user's model: a System of bodies, nodes, links and forces (docs/architecture.md,
+docs/reference/case-file.md).
 
 This is the Python API of the case file, one call per key. Every input is checked
 here, so a mistake is reported where it was made, with its key path; the assembled
@@ -331,7 +332,7 @@ class System:
             Node references (``body.node``, a body name, or objects).
         spring_damper
             ``{stiffness, damping, rest}`` for one free DOF; keyed by DOF name or
-            matrices over the free DOFs for several (DESIGN §3).
+            matrices over the free DOFs for several (docs/reference/case-file.md).
         **params
             The type's own parameters (``pitch`` for a screw).
         """

@@ -812,7 +812,7 @@ def _coord_label(da: xr.DataArray, name: str) -> str:
 def _ylabel(da: xr.DataArray, variable: str) -> str:
     long_name = str(da.attrs.get("long_name", "")) or variable
     units = _units(da, variable)
-    # DESIGN §4 long names can run to a sentence: wrap rather than clip them, and keep
+    # the results' long names can run to a sentence: wrap rather than clip them, and keep
     # the units in one piece
     lines = textwrap.wrap(long_name, YLABEL_WIDTH) or [variable]
     if units:

@@ -12,11 +12,12 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from frylinks.model.geometry import Mesh, SceneError, body_mesh
+from frylinks.model.geometry import Mesh, SceneError, body_mesh, resolve_meshes
 from frylinks.rotations import quat_to_matrix
 
 if TYPE_CHECKING:
@@ -96,6 +97,9 @@ class Scene:
         # results written before the scene attribute: the bodies alone, as spheres
         self.spec: dict[str, Any] = json.loads(text) if text else {
             "bodies": {}, "nodes": {}, "links": {}, "forces": {}, "settings": {}}
+        # mesh paths relative to the results file: read beside it, wherever it now is
+        where = ds.encoding.get("source")
+        resolve_meshes(self.spec, Path(where).parent if where else None)
         self.body_names = [str(b) for b in np.atleast_1d(ds["body"].values)]
         self.size = self._size()
         self.meshes = {}
