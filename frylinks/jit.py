@@ -140,8 +140,9 @@ def copy_into(dst: np.ndarray, src: np.ndarray) -> None:
     dst[...] = src
 
 
-@overload(copy_into, inline="always",
-          jit_options={"cache": True})  # type: ignore[typeddict-unknown-key]
+# (no numba cache of its own: inlined always, it is machine code of its callers, which
+# frylinks' kernel cache keeps; a numba cache would write files beside this module)
+@overload(copy_into, inline="always")
 def _copy_into(dst: Any, src: Any) -> Any:
     if dst.ndim == 1:
         def copy1(dst: Any, src: Any) -> Any:

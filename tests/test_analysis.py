@@ -35,6 +35,24 @@ def test_modes_command_writes_netcdf(tmp_path: Path, capsys: pytest.CaptureFixtu
         assert np.isfinite(float(ds["added_mass_frequency"][0]))
 
 
+def test_mode_shapes_are_normalised_as_their_long_name_says(tmp_path: Path) -> None:
+    """The largest body component, rotations times the length scale, is 1 in every
+    mode: in the file, the table and the plot's bars alike (a flap's pitch mode has its
+    rotation weigh L = 5 m)."""
+    from frylinks.analysis.modes import weights
+
+    out = tmp_path / "m.nc"
+    assert main(["modes", str(ROOT / "cases" / "oswec_flap.yaml"), "-o", str(out)]) == 0
+    with xr.open_dataset(out) as ds:
+        assert "largest body component (rotations times" in \
+            ds.body_mode_amplitude.attrs["long_name"]
+        weighed = ds.body_mode_amplitude.values * weights(ds)
+        np.testing.assert_allclose(weighed.max(axis=(1, 2)), 1.0, rtol=1e-12)
+        assert ds.attrs["length_scale"] == 5.0
+        ry = float(ds.body_mode_amplitude.sel(dof="ry").isel(mode=0, body=0))
+        assert ry == pytest.approx(1.0 / 5.0, rel=1e-9)
+
+
 def test_rao_command_and_energy_balance(tmp_path: Path) -> None:
     out = tmp_path / "r.nc"
     case = ROOT / "cases" / "point_absorber.yaml"
@@ -135,7 +153,8 @@ def test_mode_table_weighs_rotations_by_the_length_scale() -> None:
     ds = modes(system, equilibrium=False)
     assert ds.attrs["length_scale"] == 50.0
     rows = {line.split()[0]: line for line in table(ds).splitlines()[1:]}
-    pitching = np.nonzero(ds["body_mode_amplitude"].sel(body="barge", dof="ry").values
+    # the modes whose pitch moves the ends by more than half the largest motion
+    pitching = np.nonzero(50.0 * ds["body_mode_amplitude"].sel(body="barge", dof="ry").values
                           > 0.5)[0]
     assert len(pitching) == 2
     for k in pitching:

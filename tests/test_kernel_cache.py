@@ -108,3 +108,14 @@ def test_a_module_calling_another_packages_kernels_covers_their_helpers(
     monkeypatch.syspath_prepend(str(tmp_path))
     importlib.import_module("stepmodule")
     assert {"plugkernels.calls", "plugkernels.helpers"} <= kernel_cache._closure("stepmodule")
+
+
+def test_a_run_leaves_no_numba_cache_beside_the_modules() -> None:
+    """Every compiled file is in frylinks' cache folder: ``frylinks cache`` counts what
+    it finds beside the modules as left by earlier versions, so this version leaves
+    none there (copy_into, inlined into its callers, has no numba cache of its own)."""
+    import frylinks
+    from frylinks.engine.compose import cache_files
+
+    frylinks.run(Path(__file__).resolve().parents[1] / "cases" / "pendulum.yaml", t_end=0.05)
+    assert cache_files()[1] == []

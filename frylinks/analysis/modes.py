@@ -150,7 +150,9 @@ def shapes(lin: LinearModel, mode: Mode) -> tuple[Array, Array]:
     body = (lin.basis @ mode.shape).reshape(nb, 6)
     weight = np.tile(np.r_[np.ones(3), np.full(3, lin.model.length_scale)], (nb, 1))
     flat = (body * weight).ravel()
-    big = flat[int(np.argmax(np.abs(flat)))] / weight.ravel()[int(np.argmax(np.abs(flat)))]
+    # the largest weighed component becomes 1 (so a rotation's is 1 / L rad): what the
+    # long names, the printed table and the plot's bars say
+    big = flat[int(np.argmax(np.abs(flat)))]
     if big == 0:
         big = 1.0
     body = body / big
@@ -290,5 +292,6 @@ def _moves(m: xr.Dataset, threshold: float) -> str:
             name = str(m[dim].values[i])
             sign = "-" if abs(abs(phase[i, j]) - 180) < 1 else ""
             word = "" if prefix == "body" else "link "
-            parts.append(f"{word}{name} {DOFS[j]} {sign}{amp[i, j]:.2g}")
+            # as the plot's bars: metres, and rotations times the length scale
+            parts.append(f"{word}{name} {DOFS[j]} {sign}{weighed[i, j]:.2g}")
     return ", ".join(parts)

@@ -194,7 +194,9 @@ def test_bad_scatter_and_power(tmp_path: Path) -> None:
             (["--select", "link=pto", "--scatter", str(bad)],
              "lacks hm0, te; expected columns hm0, te and frequency"),
             (["--select", "link=pto", "--hm0-bins", "1,x"], "--hm0-bins: expected numbers"),
-            ([], "one value per case is needed, but it still has link")):
+            (["--power", "absorbed_power"],   # two PTOs: which one
+             "one value per case is needed, but it still has pto: select one, e.g. "
+             "--select pto=pto")):
         done = subprocess.run([sys.executable, "-m", "frylinks", "performance", str(path),
                                "--power", "link_power", *args], capture_output=True,
                               text=True)
