@@ -169,3 +169,17 @@ def test_theory_states_the_power_sign_the_engine_uses() -> None:
     speed = ds.link_velocity.sel(link="pto", dof="tz").values
     assert (power > 0).all()
     assert power == pytest.approx(3.0 * speed**2)
+
+
+def test_the_readme_lists_every_command() -> None:
+    """Each subcommand of ``frylinks`` has its row in the README's command table."""
+    import argparse
+
+    from frylinks.cli import build_parser
+
+    readme = text_of(DOCS.parent / "README.md")
+    sub = next(a for a in build_parser()._actions
+               if isinstance(a, argparse._SubParsersAction))
+    missing = [name for name in sub.choices if f"| `{name}" not in readme]
+    assert not missing, f"README's command table lacks {missing}"
+    assert "docs/wecsim.md" in readme

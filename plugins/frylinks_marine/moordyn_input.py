@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,8 @@ class MoorDynInput:
     lines: list[tuple[int, str, int, int, float, int]] = field(default_factory=list)
     #: option name (lower case) -> value text
     options: dict[str, str] = field(default_factory=dict)
+    #: option name (lower case) -> the name as the file spells it
+    option_names: dict[str, str] = field(default_factory=dict)
     #: bodies or rods in the file (not coupled to frylinks)
     others: list[str] = field(default_factory=list)
 
@@ -86,6 +89,7 @@ def read_input(text: str, where: str) -> MoorDynInput:
         if section == "options":
             if len(cols) >= 2:
                 out.options[cols[1].lower()] = cols[0]
+                out.option_names[cols[1].lower()] = cols[1]
         elif section == "types":
             if len(cols) < 4:
                 raise ModelError(f"a line type needs name, diameter, mass and EA: {row!r}",
@@ -252,6 +256,33 @@ def write_input(line_types: Mapping[str, Mapping[str, float]],
     rows += ["---------------------- OUTPUTS ---------------------------------------",
              "END", "------------------------- need this line ----------------------------"]
     return "\n".join(rows) + "\n"
+
+
+def side_files(inp: MoorDynInput, folder: Path, where: str) -> dict[str, str]:
+    """The options of ``inp`` that name a file (a value with a path separator or a file
+    extension, not a number), each made absolute from ``folder``, where MoorDyn looks for
+    it beside its input file: frylinks hands MoorDyn a copy of the file written elsewhere.
+
+    Raises
+    ------
+    ModelError
+        Naming the option and the file it does not find.
+    """
+    out = {}
+    for key, value in inp.options.items():
+        try:
+            float(value)
+            continue
+        except ValueError:
+            pass
+        if not ("/" in value or "\\" in value or Path(value).suffix):
+            continue   # a word (tScheme RK4)
+        path = Path(value) if Path(value).is_absolute() else folder / value
+        if not path.is_file():
+            raise ModelError(f"{where}: its option {inp.option_names.get(key, key)} names "
+                             f"the file '{value}', not found (looked for '{path}')", "file")
+        out[inp.option_names.get(key, key)] = str(path.resolve())
+    return out
 
 
 def with_options(text: str, options: Mapping[str, str]) -> str:

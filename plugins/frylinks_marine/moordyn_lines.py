@@ -77,6 +77,7 @@ from .moordyn_input import (
     MoorDynInput,
     case_lines,
     read_input,
+    side_files,
     with_options,
     write_input,
 )
@@ -262,12 +263,17 @@ class MoorDynLines(ForceType):
                 raise ModelError(f"MoorDyn input file '{path}' has no coupled point (a point "
                                  "with attachment Coupled or Vessel): nothing would hold the "
                                  "body", "file")
-            if p["time_step"] is not None:
-                options["dtM"] = repr(float(p["time_step"]))
+            # the case's time step, else the file's, else 1e-3 s (MoorDyn's own default
+            # would leave frylinks not knowing it: one MoorDyn call per frylinks step)
+            options["dtM"] = (repr(float(p["time_step"])) if p["time_step"] is not None
+                              else inp.options.get("dtm", "0.001"))
+            options.update(side_files(inp, path.resolve().parent,
+                                      f"MoorDyn input file '{path}'"))
             try:
                 text = with_options(text, options)
             except ModelError as exc:
                 raise ModelError(f"MoorDyn input file '{path}' {exc.message}", "file") from None
+            inp = read_input(text, f"MoorDyn input file '{path}'")  # (with those options)
             fair = p["fairleads"]
             if fair is not None:
                 arr = np.asarray(fair, dtype=float) if _is_matrix(fair) else None

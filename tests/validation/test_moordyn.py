@@ -368,3 +368,59 @@ def test_dynamic_and_quasi_static_lines_give_the_same_mean_offset_in_current(
         dynamic = mean_offset(buoy_in_current(tmp_path, "moored_buoy_dynamic.yaml",
                                               segments), 80.0, 20.0)
         assert np.hypot(*(dynamic - qs)) < 0.03, (segments, dynamic, qs)
+
+
+# --- a MoorDyn input file's options: the time step, side files ---------------------------
+
+def _file_model(path: Path, time_step: float | None = None) -> Any:
+    """The moordyn force type of the held buoy with the lines of ``path``, assembled."""
+    from frylinks.engine import assemble
+
+    s = frylinks.System(gravity=[0, 0, -G])
+    s.configure("environment", depth=50.0, water_density=RHO)
+    s.add_body("buoy", mass=2.0e4, inertia=[1.0e5, 1.0e5, 1.0e5])
+    extra = {} if time_step is None else {"time_step": time_step}
+    s.add_force("lines", "moordyn", body="buoy", file=str(path),
+                fairleads=[list(STRING_FAIRLEAD)], **extra)
+    model = assemble(s)
+    return next(b.kind for b in model.force_blocks if b.kind.name == "moordyn")
+
+
+def test_the_time_step_reaches_the_file_moordyn_reads_and_frylinks_couples() -> None:
+    """The case's ``time_step`` replaces the file's dtM in the copy MoorDyn reads and sets
+    the calls per frylinks step (it was read before it was written: one call a step); a
+    file without dtM gets 1e-3 s, as documented, not MoorDyn's silent own choice."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = string_file(Path(folder) / "string.dat", NEUTRAL, 0.0)
+        given = _file_model(path, time_step=2.5e-4)
+        assert list(given._dtm()) == [2.5e-4]
+        assert "2.5e-4 dtM" in given.systems[0].text.replace("0.00025", "2.5e-4")
+        assert list(_file_model(path)._dtm()) == [1.0e-3]   # the file's
+        path.write_text(path.read_text().replace("1.0e-3 dtM\n", ""))
+        none = _file_model(path)
+        assert list(none._dtm()) == [1.0e-3]
+        assert "0.001 dtM" in none.systems[0].text
+
+
+def test_a_side_file_is_found_beside_the_input_file(tmp_path: Path) -> None:
+    """An option naming a file relative to the input file is made absolute in the copy
+    MoorDyn reads elsewhere; one that is not there is named, with where it was looked for."""
+    from frylinks_marine.moordyn_input import read_input, side_files
+
+    path = string_file(tmp_path / "string.dat", NEUTRAL, 0.0)
+    text = path.read_text().replace("0 TmaxIC\n", "0 TmaxIC\nic/start.txt fileIC\n")
+    inp = read_input(text, "string.dat")
+    with pytest.raises(ModelError, match=r"string\.dat: its option fileIC names the file "
+                                         r"'ic/start\.txt', not found \(looked for '.*ic/"
+                                         r"start\.txt'\)"):
+        side_files(inp, tmp_path, "string.dat")
+    (tmp_path / "ic").mkdir()
+    (tmp_path / "ic" / "start.txt").write_text("0\n")
+    found = side_files(inp, tmp_path, "string.dat")
+    assert found == {"fileIC": str((tmp_path / "ic" / "start.txt").resolve())}
+    assert "tScheme" not in found          # RK4 is a word, not a file
+    path.write_text(text.replace("ic/start.txt", "ic/missing.txt"))
+    with pytest.raises(ModelError, match=r"option fileIC names the file 'ic/missing\.txt'"):
+        _file_model(path)
