@@ -491,6 +491,9 @@ def _run(args: argparse.Namespace) -> int:
     default = Path(args.case).with_suffix(".nc")
     output = Path(args.resume or args.output or default)
     start = time.perf_counter()
+    # a run that waits for a compile, or runs interpreted for want of a compile slot,
+    # says so on a line of its own
+    background.SAY[0] = lambda text: print(f"{PROG}: note: {text}", file=sys.stderr)
     results = run(args.case, output=output, t_end=args.t_end, dt=args.dt,
                   resume=bool(args.resume), progress=True, in_memory=False)
     wall = time.perf_counter() - start

@@ -73,10 +73,10 @@ print(json.dumps({'child': children[0], 'calls': calls, 'compiled': compiled,
 """
 
 
-def _run(tmp_path: Path, integrator: str) -> dict:
+def _run(tmp_path: Path, integrator: str, **env_vars: str) -> dict:
     script = tmp_path / "run.py"
     script.write_text(SCRIPT)
-    env = {**os.environ, "FRYLINKS_COMPILE_CHILD": "1"}
+    env = {**os.environ, "FRYLINKS_COMPILE_CHILD": "1", **env_vars}
     out = subprocess.run([sys.executable, str(script), str(tmp_path / "cache"), str(CASE),
                           integrator], capture_output=True, text=True, env=env, timeout=600,
                          check=True)
@@ -147,6 +147,31 @@ def test_a_second_run_waits_for_the_child_compiling_its_step(
     assert got["calls"]["interpreted"] >= 1 and not got["compiled"]
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2,
+                    reason="the child is forked on Linux, on a machine with a second core")
+def test_compiles_of_other_kinds_share_the_machines_slots(tmp_path: Path) -> None:
+    """With every compile slot of the machine taken (another run's child compiling
+    another kind), a run of a new kind forks no compiler of its own: it goes on
+    interpreted, says why, compiles nothing itself and lets its step's lock go at its
+    end (the next run of the kind compiles it)."""
+    from frylinks.engine import background
+
+    folder = tmp_path / "cache" / "compiling"
+    folder.mkdir(parents=True)
+    held = background._lock(str(folder / "slot-0.lock"))
+    assert held is not None
+    try:
+        got = _run(tmp_path, "rk4", FRYLINKS_COMPILE_SLOTS="1")
+    finally:
+        os.close(held)
+    assert got["child"] is None
+    assert got["calls"]["interpreted"] >= 1 and not got["compiled"]
+    assert "compile(s) of other kinds of model already run on this machine: this run " \
+           "goes on interpreted" in got["stderr"]
+    steps = list((tmp_path / "cache" / "steps").glob("*.advance_rk4.lock"))
+    assert steps and not background._locked(str(steps[0]))
+
+
 class _FailingStep:
     """A step whose child fails at once (its build raises), as a stand-in for a run
     that fails before its first step."""
@@ -188,3 +213,24 @@ def test_a_child_left_behind_by_a_failed_run_is_reaped(
     background._reap()  # as the next run's start does
     assert _state(pid) == "gone"
     assert pid not in background._ABANDONED
+
+
+def test_a_wait_for_a_compile_is_said_every_few_seconds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run that waits (its kernels reach what only runs compiled, or no compile slot is
+    free) prints a line every SAY_EVERY seconds: a cold moored_buoy_dynamic was silent
+    for 131 s."""
+    from types import SimpleNamespace
+
+    from frylinks.engine import background
+
+    said: list[str] = []
+    monkeypatch.setattr(background, "SAY", [said.append])
+    monkeypatch.setattr(background, "SAY_EVERY", 0.05)
+    step = SimpleNamespace(waited=None)
+    background._wait_said(step, "the compile")   # the wait begins: nothing said yet
+    assert not said
+    time.sleep(0.06)
+    background._wait_said(step, "the compile")
+    background._wait_said(step, "the compile")   # (not again before SAY_EVERY)
+    assert len(said) == 1 and said[0].startswith("waiting for the compile: 0 s")

@@ -24,6 +24,14 @@ while it works, and a run of the same new kind started meanwhile (the user's sec
 try, a minute after the first) forks no second compiler but goes on interpreted until
 that child's machine code is in the cache (:attr:`CompiledStep.borrowed`).
 
+Compiles of different kinds share the machine: at most :func:`slots` children compile
+at once (the cores but one, the runs' own), machine-wide, each holding a slot lock in the
+cache folder. A run that finds every slot taken forks none: it goes on interpreted and
+forks its child as soon as a slot is free (:attr:`CompiledStep.queued`), so a loop over
+new cases (the README's) keeps the load at the cores' count instead of piling up
+compilers. A run that waits for a compile says so every :data:`SAY_EVERY` seconds
+(:data:`SAY`, which ``frylinks run`` points at its standard error).
+
 Nothing is forked when the entry is cached already, on one core or a busy machine,
 outside the main thread or when other threads run (a dask worker, a notebook's kernel);
 see :func:`_may_fork`. The run waits for the child instead of going on interpreted
@@ -47,7 +55,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from frylinks import interpreted
+from frylinks import interpreted, kernel_cache
 from frylinks.kernel_cache import on_disk
 
 if TYPE_CHECKING:
@@ -58,6 +66,38 @@ if TYPE_CHECKING:
 WAIT = [False]
 #: How often a waiting run looks whether the child's entry is in the cache [s].
 POLL = 0.02
+#: Where a run that waits for a compile says so (a line of text), or None: silent.
+#: ``frylinks run`` prints to its standard error.
+SAY: list[Callable[[str], None] | None] = [None]
+#: A wait is said after this long, and again every this long [s].
+SAY_EVERY = 10.0
+
+
+def slots() -> int:
+    """How many compile children may run at once on this machine: the cores but one
+    (the runs themselves use one), at least one; ``FRYLINKS_COMPILE_SLOTS`` sets it."""
+    given = os.environ.get("FRYLINKS_COMPILE_SLOTS", "")
+    if given.isdigit() and int(given) > 0:
+        return int(given)
+    return max(1, (os.cpu_count() or 1) - 1)
+
+
+def _slot() -> int | None:
+    """An open file holding one of the machine's compile slots, or None if all are
+    taken (by other processes' compile children)."""
+    folder = kernel_cache.cache_dir() / "compiling"
+    folder.mkdir(parents=True, exist_ok=True)
+    for k in range(slots()):
+        fd = _lock(str(folder / f"slot-{k}.lock"))
+        if fd is not None:
+            return fd
+    return None
+
+
+def _say(text: str) -> None:
+    say = SAY[0]
+    if say is not None:
+        say(text)
 
 
 def _may_fork() -> bool:
@@ -134,6 +174,9 @@ def _locked(path: str) -> bool:
     return False
 
 
+#: Steps whose compile waits for a slot, each holding its step's lock (:func:`release`
+#: lets them go when the run is over: the next run of the kind compiles it).
+_QUEUED: list[CompiledStep] = []
 #: The compile locks this process holds (a compile child, its step's).
 _HELD: set[str] = set()
 #: The live children's pipes (pid -> the end this process writes).
@@ -161,20 +204,40 @@ def start(step: CompiledStep, entry: str, first_call: Callable[[CompiledStep], N
     if held is None:
         step.borrowed = lock
         return
+    step.queued = (entry, first_call, lock, held)
+    _QUEUED.append(step)
+    if not _fork_queued(step):
+        _say(f"{slots()} compile(s) of other kinds of model already run on this machine: "
+             "this run goes on interpreted and compiles its own when one is done")
+
+
+def _fork_queued(step: CompiledStep) -> bool:
+    """Fork the child of ``step``'s queued compile if a compile slot is free; whether it
+    was forked."""
+    assert step.queued is not None
+    slot = _slot()
+    if slot is None:
+        return False
+    _, first_call, lock, held = step.queued
+    step.queued = None
+    _QUEUED.remove(step)
 
     def compile_entry() -> None:
         _HELD.add(lock)  # (this child holds it: its own compile must not wait for it)
         step.build()
         first_call(step)
 
-    pid = _fork(compile_entry, held)
-    os.close(held)  # (the child holds the lock until it leaves)
+    pid = _fork(compile_entry, (held, slot))
+    os.close(held)  # (the child holds the locks until it leaves)
+    os.close(slot)
     step.child = pid
+    return True
 
 
-def _fork(work: Callable[[], None] | None, lock: int | None = None) -> int:
+def _fork(work: Callable[[], None] | None, locks: tuple[int, ...] = ()) -> int:
     """Fork a child that does ``work`` (compiles an entry), then compiles the kernels
-    :func:`release` names and leaves, keeping ``lock`` open; return its pid."""
+    :func:`release` names and leaves, keeping the files ``locks`` open (its step's lock,
+    its compile slot); return its pid."""
     read, write = os.pipe()
     pid = os.fork()
     if pid:
@@ -184,7 +247,7 @@ def _fork(work: Callable[[], None] | None, lock: int | None = None) -> int:
     code = 1
     try:  # the child
         os.close(write)
-        _child_setup((read,) if lock is None else (read, lock))
+        _child_setup((read, *locks))
         interpreted.interpreting(False)  # (it compiles)
         interpreted.recorded()
         if work is not None:
@@ -259,6 +322,11 @@ def compiling(step: CompiledStep, entry: str) -> bool:
             return False
         INTERPRETED_CALLS[0] += 1
         return True
+    if step.queued is not None and step.interpret and interpreted.active():
+        _fork_queued(step)   # (a slot may be free now)
+        if step.queued is not None:
+            INTERPRETED_CALLS[0] += 1
+            return True
     if not step.interpret or not interpreted.active() or not _compiler(step):
         return False
     if on_disk(getattr(step.module, entry)):
@@ -319,13 +387,32 @@ def join(step: CompiledStep, entry: str) -> None:
     """Wait until ``step``'s child, if any, has put its ``entry`` in the cache (or has
     ended: this process then compiles it). A run that waits (:data:`WAIT`) hands the
     child nothing more to compile."""
+    if step.queued is not None:
+        while not _fork_queued(step):   # (this run cannot go on interpreted)
+            _wait_said(step, "a free compile slot")
+            time.sleep(POLL)
     pid = step.child
     dispatcher = getattr(step.module, entry)
     while _compiler(step) and not on_disk(dispatcher) and _compiler(step, check=True):
+        _wait_said(step, "the compile of this new kind of model's step")
         time.sleep(POLL)
+    step.waited = None
     step.child = step.borrowed = None
     if pid is not None and not interpreted.active():
         _close(pid)
+
+
+def _wait_said(step: CompiledStep, what: str) -> None:
+    """Say, every :data:`SAY_EVERY` seconds of a wait, how long the run has waited."""
+    now = time.monotonic()
+    if step.waited is None:
+        step.waited = (now, now)
+        return
+    began, said = step.waited
+    if now - said >= SAY_EVERY:
+        _say(f"waiting for {what}: {now - began:.0f} s (a first run of a kind compiles "
+             "once; later runs start compiled)")
+        step.waited = (began, now)
 
 
 def _close(pid: int) -> None:
@@ -342,13 +429,22 @@ def release() -> None:
     """The run is over: turn the interpreted tier off and hand the kernels it ran
     interpreted from Python to the newest child to compile (see the module doc)."""
     interpreted.interpreting(False)
+    for step in list(_QUEUED):  # (never forked: a later run of the kind compiles it)
+        assert step.queued is not None
+        os.close(step.queued[3])
+        step.queued = None
+        _QUEUED.remove(step)
     records = [(d.py_func.__module__, d.py_func.__qualname__, argtypes)
                for d, argtypes in interpreted.recorded()
                if "<locals>" not in d.py_func.__qualname__]
     pids = list(_PIPES)
     if records and not pids and _may_fork() and not interpreted.forced():
-        # (the run's step was cached)
-        pids = [_fork(None)]
+        # (the run's step was cached; with no compile slot free, they compile when
+        # next needed)
+        slot = _slot()
+        if slot is not None:
+            pids = [_fork(None, (slot,))]
+            os.close(slot)
     for pid in pids:
         if records and pid == pids[-1]:
             fd, path = tempfile.mkstemp(prefix="frylinks-compile-", suffix=".pkl")

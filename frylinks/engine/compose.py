@@ -135,6 +135,10 @@ class CompiledStep:
         self.borrowed: str | None = None
         #: The run goes on interpreted while the child compiles (:mod:`.background`).
         self.interpret = False
+        #: A compile waiting for a free slot: (entry, first call, lock path, lock file).
+        self.queued: tuple[str, Callable[[CompiledStep], None], str, int] | None = None
+        #: When a wait for the compile began and was last said (monotonic seconds).
+        self.waited: tuple[float, float] | None = None
         self._report: tuple[Array, Sequence[Array], int | None] | None = None
         self._no_out = self.out_arrays()  # (an advance without a report writes none)
         #: A force type's outputs are made in Python (it has no ``outputs`` kernel)
