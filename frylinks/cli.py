@@ -65,6 +65,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.showwarning = shown
 
 
+def _compile_failure(exc: BaseException) -> str | None:
+    """One line for a kernel numba cannot compile (a plugin's kernel breaking numba's or
+    frylinks' rules, docs/plugins.md): numba's own message is some forty lines of
+    context; this keeps what went wrong and which kernel. None for an exception raised
+    elsewhere. ``FRYLINKS_TRACEBACK=1`` shows the whole of it instead."""
+    if os.environ.get("FRYLINKS_TRACEBACK") == "1":
+        return None
+    kernel = None
+    tb = exc.__traceback__
+    while tb is not None:   # the innermost dispatcher compiling is the kernel at fault
+        frame = tb.tb_frame
+        if frame.f_code.co_name == "_compile_for_args" and \
+                frame.f_code.co_filename.endswith(os.path.join("numba", "core",
+                                                               "dispatcher.py")):
+            fn = getattr(frame.f_locals.get("self"), "py_func", None)
+            kernel = (f"{fn.__module__}.{fn.__qualname__}" if fn is not None
+                      else "a kernel")
+        tb = tb.tb_next
+    if kernel is None:
+        return None
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    what = next((ln for ln in lines if "frylinks.jit" in ln), None) or \
+        next((ln for ln in lines if not ln.startswith(("-", "During", "File", "^",
+                                                        "Failed in"))),
+             type(exc).__name__)
+    return (f"the compiled kernel {kernel} failed to compile: {what.rstrip('.')} "
+            "(FRYLINKS_TRACEBACK=1 shows numba's whole message)")
+
+
 def _show_warning(message: Warning | str, category: type[Warning], filename: str,
                   lineno: int, file: TextIO | None = None, line: str | None = None) -> None:
     """A warning as a user of the command reads it, ``frylinks: warning: <message>``:
@@ -105,6 +134,12 @@ def _main(argv: Sequence[str] | None) -> int:
     except FrylinksError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:
+        line = _compile_failure(exc)
+        if line is None:
+            raise
+        print(f"{PROG}: error: {line}", file=sys.stderr)
+        return 3
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130

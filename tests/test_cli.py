@@ -302,3 +302,37 @@ def test_plot_help_lists_every_statistic(capsys: pytest.CaptureFixture[str]) -> 
     assert listed.replace(", or ", ", ").replace(" for time series per case", "").split(
         ", ") == list(STATS)
     assert f"(default: {DEFAULT_STAT})" in text
+
+
+def test_a_kernel_that_cannot_compile_is_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A plugin author's kernel numba refuses (here ``alive(a, b)``, two values in one
+    call) ends the command with one line naming the kernel and the reason, not numba's
+    forty lines; other exceptions still show their traceback."""
+    import numpy as np
+    from numba import njit
+
+    from frylinks import cli
+    from frylinks.jit import alive
+
+    @njit
+    def bad_kernel(a: np.ndarray, b: np.ndarray) -> float:
+        s = a[0] + b[0]
+        alive(a, b)
+        return s
+
+    def run(args: object) -> int:
+        bad_kernel(np.ones(2), np.ones(2))
+        return 0
+
+    import argparse
+
+    parser = cli.build_parser()
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    monkeypatch.setattr(parser, "parse_args",
+                        lambda argv: argparse.Namespace(command="plugins", func=run))
+    assert cli.main(["plugins"]) == 3
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert "the compiled kernel tests.test_cli." in err and "bad_kernel failed to compile: " \
+        "frylinks.jit.alive takes one array or tuple per call, got 2" in err

@@ -96,6 +96,8 @@ class Renderer:
         title = str(scene.ds.attrs.get("title", ""))
         self.figure.text(0.98, 0.965, title, fontsize=11, ha="right", va="center")
         self.centre, self.half = self._bounds(index)
+        #: What is drawn, made at the first frame (:meth:`draw`).
+        self._artists: dict[str, Any] | None = None
 
     def _bounds(self, index: np.ndarray) -> tuple[np.ndarray, float]:
         """A cube holding the model over the window: every body's COG at the drawn
@@ -115,11 +117,60 @@ class Renderer:
         return centre, half
 
     def draw(self, frames: Frames, k: int) -> None:
-        """Draw step ``k`` of ``frames`` on the figure."""
+        """Draw step ``k`` of ``frames`` on the figure: the axes and artists are made at
+        the first frame, and later frames only move them (clearing the 3D axes and making
+        every artist again cost most of a frame: 6 frames a second for RM3)."""
+        if self._artists is None:
+            self._artists = self._make_artists(frames)
+        art = self._artists
+        light = np.array([0.3, -0.4, 0.87])
+        for i, (name, points) in enumerate(frames.bodies.items()):
+            polygons = points[k][frames.faces[name]]
+            normal = np.cross(polygons[:, 2] - polygons[:, 0], polygons[:, 3] - polygons[:, 1])
+            normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
+            base = np.array(_rgb(BODY_COLOURS[i % len(BODY_COLOURS)]))
+            shade = 0.45 + 0.55 * np.abs(normal @ light)
+            colours = np.clip(base[None, :] * shade[:, None], 0.0, 1.0)
+            body = art["bodies"][name]
+            body.set_verts(polygons)
+            body.set_facecolor(colours)
+            body.set_edgecolor(colours * 0.8)
+        if art["surface"] is not None:
+            assert frames.surface is not None
+            x, y, quads = art["grid"]
+            z = frames.surface[k]
+            corners = [(0, 0), (0, 1), (1, 1), (1, 0)]
+            verts = np.stack([np.stack([x[quads[:, 0] + di, quads[:, 1] + dj],
+                                        y[quads[:, 0] + di, quads[:, 1] + dj],
+                                        z[quads[:, 0] + di, quads[:, 1] + dj]], axis=-1)
+                              for di, dj in corners], axis=1)
+            art["surface"].set_verts(verts)
+        if art["arms"] is not None:
+            art["arms"].set_segments(
+                [np.stack([frames.nodes[path.split(".")[0]][k], frames.nodes[path][k]])
+                 for path in art["arm_paths"]])
+        reach = frames.axis_length
+        segments = []
+        for path, origin in frames.nodes.items():
+            axes = frames.node_axes[path][k]
+            segments += [np.stack([origin[k], origin[k] + reach * axes[:, j]])
+                         for j in range(3)]
+        if art["node_axes"] is not None:
+            art["node_axes"].set_segments(segments)
+        if art["links"] is not None:
+            art["links"].set_segments([self._clipped(line[k])
+                                       for line in frames.links.values()])
+        for name, line in frames.forces.items():
+            clipped = self._clipped(line[k])
+            art["forces"][name].set_data_3d(clipped[:, 0], clipped[:, 1], clipped[:, 2])
+        self.label.set_text(f"t = {frames.time[k]:9.2f} s")
+
+    def _make_artists(self, frames: Frames) -> dict[str, Any]:
+        """The axes, set once, and one artist per thing drawn, at their first frame's
+        place (:meth:`draw` moves them)."""
         from mpl_toolkits.mplot3d.art3d import Line3DCollection, Poly3DCollection
 
         ax = self.axes
-        ax.cla()
         ax.view_init(elev=self.elev, azim=self.azim)
         # orthographic: lengths read the same everywhere, as on an engineering drawing
         ax.set_proj_type("ortho")
@@ -129,44 +180,44 @@ class Renderer:
         ax.set_xlabel("x [m]")
         ax.set_ylabel("y [m]")
         ax.set_zlabel("z [m]")
-        light = np.array([0.3, -0.4, 0.87])
-        for i, (name, points) in enumerate(frames.bodies.items()):
-            polygons = points[k][frames.faces[name]]
-            normal = np.cross(polygons[:, 2] - polygons[:, 0], polygons[:, 3] - polygons[:, 1])
-            normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
-            base = np.array(_rgb(BODY_COLOURS[i % len(BODY_COLOURS)]))
-            shade = 0.45 + 0.55 * np.abs(normal @ light)
-            colours = np.clip(base[None, :] * shade[:, None], 0.0, 1.0)
-            ax.add_collection3d(Poly3DCollection(polygons, facecolors=colours,
-                                                 edgecolors=colours * 0.8, linewidths=0.2))
+        art: dict[str, Any] = {"bodies": {}, "forces": {}, "surface": None, "arms": None,
+                               "node_axes": None, "links": None, "arm_paths": []}
+        for name, points in frames.bodies.items():
+            art["bodies"][name] = ax.add_collection3d(Poly3DCollection(
+                points[0][frames.faces[name]], linewidths=0.2), autolim=False)
         if frames.surface is not None:
             assert frames.surface_x is not None and frames.surface_y is not None
             gx, gy = np.meshgrid(frames.surface_x, frames.surface_y)
             inside = self._inside(gx, gy)
-            ax.plot_surface(np.where(inside, gx, np.nan), np.where(inside, gy, np.nan),
-                            frames.surface[k], color="#4f8fd6", alpha=0.35, linewidth=0,
-                            shade=False, rstride=1, cstride=1)
-        arms = [np.stack([frames.nodes[path.split(".")[0]][k], origin[k]])
-                for path, origin in frames.nodes.items()
-                if "." in path and path.split(".")[0] in frames.bodies]
-        if arms:  # a node is fixed on its body: a thin arm from the COG shows which
-            ax.add_collection3d(Line3DCollection(arms, colors="#999999", linewidths=0.8,
-                                                 linestyles="dashed"))
-        reach = frames.axis_length
-        for path, origin in frames.nodes.items():
-            axes = frames.node_axes[path][k]
-            for j, colour in enumerate(("#d62728", "#2ca02c", "#1f77b4")):
-                tip = origin[k] + reach * axes[:, j]
-                ax.plot(*np.column_stack([origin[k], tip]), color=colour, linewidth=1.2)
+            # a quad of the grid is drawn when its four corners are in the view
+            whole = inside[:-1, :-1] & inside[1:, :-1] & inside[1:, 1:] & inside[:-1, 1:]
+            quads = np.argwhere(whole)
+            art["grid"] = (gx, gy, quads)
+            if len(quads):
+                art["surface"] = ax.add_collection3d(Poly3DCollection(
+                    np.zeros((len(quads), 4, 3)), facecolors="#4f8fd6", alpha=0.35,
+                    linewidths=0), autolim=False)
+        nowhere = [np.zeros((2, 3))]   # (the first draw puts each segment in place)
+        art["arm_paths"] = [path for path in frames.nodes
+                            if "." in path and path.split(".")[0] in frames.bodies]
+        if art["arm_paths"]:  # a node is fixed on its body: a thin arm from the COG
+            art["arms"] = ax.add_collection3d(Line3DCollection(
+                nowhere, colors="#999999", linewidths=0.8, linestyles="dashed"),
+                autolim=False)
+        if frames.nodes:
+            art["node_axes"] = ax.add_collection3d(Line3DCollection(
+                nowhere, colors=["#d62728", "#2ca02c", "#1f77b4"] * len(frames.nodes),
+                linewidths=1.2), autolim=False)
         if frames.links:
-            ax.add_collection3d(Line3DCollection(
-                [self._clipped(line[k]) for line in frames.links.values()],
-                colors="#555555", linewidths=3.0))
+            art["links"] = ax.add_collection3d(Line3DCollection(
+                nowhere, colors="#555555", linewidths=3.0), autolim=False)
         for name, line in frames.forces.items():
             catenary = line.shape[1] > 2
-            ax.plot(*self._clipped(line[k]).T, color="#222222" if catenary else "#ff7f0e",
-                    linewidth=1.5, label=name)
-        self.label.set_text(f"t = {frames.time[k]:9.2f} s")
+            (art["forces"][name],) = ax.plot([0.0], [0.0], [0.0], scalex=False,
+                                             scaley=False,
+                                             color="#222222" if catenary else "#ff7f0e",
+                                             linewidth=1.5, label=name)
+        return art
 
     def _clipped(self, line: np.ndarray) -> np.ndarray:
         """A polyline without its points outside the view's cube (NaN breaks the line):
