@@ -65,6 +65,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.showwarning = shown
 
 
+#: numba's words for a mistake a plugin's kernel makes with frylinks.jit, in frylinks'.
+KNOWN = {
+    f"_alive_intrinsic() takes 2 positional arguments but {n + 1} were given":
+        f"frylinks.jit.alive takes one array or tuple per call, got {n}: write alive(a) "
+        "then alive(b)"
+    for n in range(2, 10)
+}
+
+
 def _compile_failure(exc: BaseException) -> str | None:
     """One line for a kernel numba cannot compile (a plugin's kernel breaking numba's or
     frylinks' rules, docs/plugins.md): numba's own message is some forty lines of
@@ -86,6 +95,7 @@ def _compile_failure(exc: BaseException) -> str | None:
     if kernel is None:
         return None
     lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    lines = [KNOWN.get(ln, ln) for ln in lines]
     what = next((ln for ln in lines if "frylinks.jit" in ln), None) or \
         next((ln for ln in lines if not ln.startswith(("-", "During", "File", "^",
                                                         "Failed in"))),

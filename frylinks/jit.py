@@ -83,21 +83,18 @@ def _stack_doubles(typingctx: Any, rows: Any, cols: Any) -> Any:
 
 
 @intrinsic
-def _alive_intrinsic(typingctx: Any, *values: Any) -> Any:
+def _alive_intrinsic(typingctx: Any, value: Any) -> Any:
     """Nothing, at run time: a use of ``value`` here, so that numba releases it here
     rather than at its last use. Put ``alive(a)`` at the end of a kernel or helper for
     each array (or tuple) argument and alias it has, one per call (``alive(a)``,
     ``alive(b)``): numba's pruning of reference counts gives up on a kernel with a
-    release in its middle (see the module doc)."""
-    if len(values) != 1:
-        raise TypeError(f"frylinks.jit.alive takes one array or tuple per call, got "
-                        f"{len(values)}: write alive(a) then alive(b) (packing several into "
-                        "one call would cost the reference counting it saves)")
+    release in its middle (see the module doc). (One parameter: an intrinsic taking
+    ``*values`` would be lowered as a tuple, the reference counting it saves.)"""
 
     def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
         return context.get_dummy_value()
 
-    return types.none(values[0]), codegen
+    return types.none(value), codegen
 
 
 if getattr(config, "DISABLE_JIT", False):  # plain Python: a heap array stands in
