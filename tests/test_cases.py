@@ -481,7 +481,7 @@ RM3_DATA = (".*infinite-frequency added mass is not symmetric", ".*changes too f
             ".*best stable fit reached")
 
 
-@check("point_absorber_nonlinear", t_end=8.0)
+@check("point_absorber_nonlinear", t_end=5.0)
 def point_absorber_nonlinear(ds: xr.Dataset, system: System) -> None:
     """The buoyancy from the mesh, at each sample, is the exact sphere cap's
     ``rho g pi h^2 (3 R - h) / 3`` (``h`` the sphere's immersion, from the body's

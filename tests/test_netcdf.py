@@ -49,7 +49,7 @@ def test_streamed_file_equals_returned_dataset(tmp_path: Path) -> None:
     back = read(out)
     xr.testing.assert_allclose(back, ds, rtol=1e-15, atol=0)
     assert back.sizes == {"time": 16, "body": 1, "link": 1, "force": 1, "xyz": 3, "quat": 4,
-                          "dof": 6, "rpy": 3}
+                          "dof": 6, "rpy": 3, "pto": 1}   # (its hinge is damped: a PTO)
     assert float(np.abs(back.force_force.sel(xyz="x")).max()) > 0.5  # the sine is there
     for name, var in VARIABLES.items():
         assert back[name].dims == var.dims
