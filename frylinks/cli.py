@@ -220,6 +220,28 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("case", metavar="CASE", help="YAML case file")
     check.set_defaults(func=_check)
 
+    imp = sub.add_parser(
+        "import", help="write a case file from another tool's model (WEC-Sim)",
+        description="Write a commented frylinks case file from a WEC-Sim input file "
+                    "(wecSimInputFile.m) and the hydrodynamic files it names: simu, waves, "
+                    "body, constraint, pto and mooring, as docs/wecsim.md maps them. Its "
+                    "Simulink diagram is not read: each constraint's and PTO's block is "
+                    "taken from the comment above it and the bodies it joins as WEC-Sim's "
+                    "examples join them, or given with --joint. Every guess and every line "
+                    "not translated is printed and written at the top of the case.")
+    imp.add_argument("tool", choices=["wecsim"], help="the tool the model comes from")
+    imp.add_argument("input", metavar="INPUT.m", help="the WEC-Sim input file")
+    imp.add_argument("-o", "--output", metavar="CASE.yaml",
+                     help="the case file (default: beside the input, named after its "
+                          "folder)")
+    imp.add_argument("--joint", metavar="NAME=TYPE:BASE:FOLLOWER", action="append",
+                     default=[], help="a constraint's or PTO's block (fixed, floating_3dof, "
+                     "floating_6dof, translational, rotational, spherical, or a link type) "
+                     "and the bodies it joins (ground or a body number): "
+                     "Constraint1=floating_3dof:ground:2; repeat")
+    imp.add_argument("--force", action="store_true", help="overwrite the case file")
+    imp.set_defaults(func=_import)
+
     hydro = sub.add_parser(
         "hydrostatics", help="hydrostatics of each body from its geometry",
         description="For each body with a geometry, at its initial pose in still water "
@@ -901,6 +923,36 @@ def _performance(args: argparse.Namespace) -> int:
         from frylinks.views.performance_plots import performance_figure
 
         print(performance_figure(ds, args.plot))
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from frylinks_marine.wecsim_import import import_wecsim
+
+    from frylinks.errors import ModelError
+
+    source = Path(args.input)
+    output = Path(args.output) if args.output else \
+        source.resolve().parent / f"{source.resolve().parent.name.lower() or 'case'}.yaml"
+    if output.exists() and not args.force:
+        raise FrylinksError(f"'{output}' exists: give another -o, or --force to replace it")
+    joints = {}
+    for item in args.joint:
+        name, sep, value = item.partition("=")
+        if not sep or not name or not value:
+            raise FrylinksError(f"--joint {item!r}: expected NAME=TYPE:BASE:FOLLOWER")
+        joints[name] = value
+    try:
+        conv = import_wecsim(source, output, joints)
+    except ModelError as exc:
+        raise FrylinksError(str(exc)) from None
+    output.write_text(conv.text, encoding="utf-8")
+    for line in conv.guesses:
+        print(f"guessed: {line}")
+    for line in conv.untranslated:
+        print(f"not translated: {line}")
+    print(f"-> {output} ({len(conv.guesses)} guesses, {len(conv.untranslated)} lines not "
+          "translated; frylinks check it, then run it)")
     return 0
 
 
