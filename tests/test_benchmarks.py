@@ -12,7 +12,7 @@ from tests.bench import benchmark
 
 def test_suite_runs_and_reports_every_model(capsys: pytest.CaptureFixture[str]) -> None:
     suite = benchmark("suite")
-    assert suite.main(["--quick", "--no-peers", "--chains", "1", "10", "--cost-n", "10", "20",
+    assert suite.main(["--quick", "--no-peers", "--chains", "1", "10", "--cost-n", "10",
                        "--buoy-seconds", "0.2",
                        # (the point absorber's kind is test_compiled's; the OC4 semi's
                        # and the drifting buoy's would be compiled for this test alone)

@@ -481,7 +481,7 @@ RM3_DATA = (".*infinite-frequency added mass is not symmetric", ".*changes too f
             ".*best stable fit reached")
 
 
-@check("point_absorber_nonlinear", t_end=5.0)
+@check("point_absorber_nonlinear", t_end=2.5)
 def point_absorber_nonlinear(ds: xr.Dataset, system: System) -> None:
     """The buoyancy from the mesh, at each sample, is the exact sphere cap's
     ``rho g pi h^2 (3 R - h) / 3`` (``h`` the sphere's immersion, from the body's
@@ -496,8 +496,8 @@ def point_absorber_nonlinear(ds: xr.Dataset, system: System) -> None:
     assert np.abs(f[:, 2] - exact).max() < 0.01 * half
     assert np.abs(f[:, :2]).max() < 1e-6 * half
     assert np.abs(ds.force_torque.sel(force="hydrostatics").values).max() < 1e-6 * half * radius
-    # it moves: the steep wave heaves it
-    assert np.ptp(z_centre) > 0.1
+    # it moves: the steep wave heaves it (6 cm in the first 2.5 s of the ramp)
+    assert np.ptp(z_centre) > 0.02
 
 
 @check("rm3", t_end=6.0, warns=RM3_DATA)

@@ -38,12 +38,15 @@ GENERATOR = {"force_constant": 100.0, "coil_resistance": 1.0, "load_resistance":
 
 
 def driven(generator: dict | None = None, hydraulic: dict | None = None,
-           mass: float = 50.0, amplitude: float = AMP, omega: float = OMEGA) -> System:
+           mass: float = 50.0, amplitude: float = AMP, omega: float = OMEGA,
+           impact: dict | None = None) -> System:
     """A body driven along z by a prescribed displacement, x = amplitude sin(omega t) (no
     gravity, so nothing moves it across), with a generator and a hydraulic PTO between
-    the ground and it along z: every test here but the end stop's runs this one kind of
-    model (one compile on a new machine; a slow sine of large amplitude is a stroke at
-    nearly constant speed)."""
+    the ground and it along z; and beside it a free mass on a slide below an end stop at
+    z = 0 (``impact``: its ``velocity`` up, the stop's ``stiffness`` and ``damping``; at
+    rest, it never reaches the stop). Every test here runs this one kind of model (one
+    compile on a new machine; a slow sine of large amplitude is a stroke at nearly
+    constant speed)."""
     s = System(gravity=[0, 0, 0])
     signal = {"type": "sine", "amplitude": amplitude, "omega": omega}
     v0 = amplitude * omega
@@ -55,6 +58,14 @@ def driven(generator: dict | None = None, hydraulic: dict | None = None,
                 **(generator or GENERATOR))
     s.add_force("hyd", "pto_hydraulic", master="ground.o", slave="piston",
                 **(hydraulic or HYDRAULIC_EXAMPLE))
+    hit = {"velocity": 0.0, "stiffness": 2.0e5, "damping": 800.0, "mass": 50.0,
+           **(impact or {})}
+    s.add_body("mass", mass=hit["mass"], inertia=[1.0, 1.0, 1.0], position=[0, 0, -0.1],
+               velocity=[0, 0, hit["velocity"]])
+    s.ground.add_node("stop")
+    s.add_link("slide", "prismatic", master="ground.stop", slave="mass")
+    s.add_force("stop", "end_stop", master="ground.stop", slave="mass", upper=0.0,
+                stiffness=hit["stiffness"], damping=hit["damping"])
     return s
 
 
@@ -232,14 +243,8 @@ def test_end_stop_impact() -> None:
     opens where ``k d + c d'`` falls to zero (before ``d`` does), at the speed of the
     closed form."""
     m, k, c, v0 = 50.0, 2.0e5, 800.0, 1.2
-    s = System(gravity=[0, 0, 0])
-    s.add_body("mass", mass=m, inertia=[1.0, 1.0, 1.0], position=[0, 0, -0.1],
-               velocity=[0, 0, v0])
-    s.ground.add_node("o")
-    s.add_link("slide", "prismatic", master="ground.o", slave="mass")
-    s.add_force("stop", "end_stop", master="ground.o", slave="mass", upper=0.0,
-                stiffness=k, damping=c)
-    ds = s.run(t_end=0.25, dt=1e-5)
+    ds = driven(impact={"mass": m, "stiffness": k, "damping": c, "velocity": v0}
+                ).run(t_end=0.25, dt=1e-5)
     wn = math.sqrt(k / m)
     zeta = c / (2 * math.sqrt(k * m))
     wd = wn * math.sqrt(1 - zeta**2)
