@@ -28,20 +28,26 @@ os.environ.setdefault("FRYLINKS_INTERPRET", "1")
 #: slower; on a new machine the first minutes of the suite did.
 FIRST = ("tests/test_compiled.py::test_every_case_runs_compiled_and_equals_the_python_path"
          "[pendulum]")
+#: Run after the rest: their models are kinds tests/test_compiled.py compiles (the model of
+#: every type, the point absorber): started beside it on the other worker, they waited for
+#: its compile (a step is compiled by one process at a time), the worker idle meanwhile.
+LATE = ("tests/test_interpreted.py", "tests/test_benchmarks.py")
 #: Run last: a child process compiles there a step calling the engine's kernels, which
 #: it would compile too before they are in the cache.
 LAST = ("tests/test_background.py",)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """:data:`FIRST`'s file first, :data:`FIRST` first in it, :data:`LAST` last
-    (pytest-xdist hands out whole files in this order: ``--no-loadscope-reorder`` in
-    pyproject.toml's addopts); the rest as collected."""
+    """:data:`FIRST`'s file first, :data:`FIRST` first in it, :data:`LATE` then
+    :data:`LAST` last (pytest-xdist hands out whole files in this order:
+    ``--no-loadscope-reorder`` in pyproject.toml's addopts); the rest as collected."""
     first_file = FIRST.split("::")[0]
 
     def rank(item: pytest.Item) -> tuple[int, bool]:
         path = item.nodeid.split("::")[0]
-        return (0 if path == first_file else 2 if path in LAST else 1, item.nodeid != FIRST)
+        group = (0 if path == first_file else 3 if path in LAST else 2 if path in LATE
+                 else 1)
+        return (group, item.nodeid != FIRST)
 
     items.sort(key=rank)
 
