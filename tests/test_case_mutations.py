@@ -712,7 +712,7 @@ COMMON = settings(deadline=None, database=None,
                                          HealthCheck.function_scoped_fixture])
 
 
-@settings(COMMON, max_examples=250, derandomize=True)
+@settings(COMMON, max_examples=150, derandomize=True)
 @given(data=st.data())
 def test_mutated_case_runs_or_raises_case_error(data: st.DataObject, workdir: Path) -> None:
     check(data.draw(mutants(workdir / MARKER)), workdir / "mutant.yaml")
