@@ -100,6 +100,11 @@ def test_a_loaded_case_runs_as_written() -> None:
     system = frylinks.load_case(str(case))
     assert system.case_settings["initial_equilibrium"] is True
     assert system.case_settings["every"] == 2
+    import pickle
+
+    # a System is copied (the sweeps' values) and pickled (dask): its settings go along
+    assert copy.deepcopy(system).case_settings == system.case_settings
+    assert pickle.loads(pickle.dumps(system)).case_settings["every"] == 2
     mine = system.run(t_end=1.0)
     theirs = frylinks.run(case, t_end=1.0)
     assert mine.sizes["time"] == theirs.sizes["time"] == 11   # dt 0.05, every 2

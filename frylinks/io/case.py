@@ -20,7 +20,6 @@ import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, NoReturn
 
 import yaml
@@ -217,7 +216,7 @@ class _CaseReader:
         # relative file paths (datasets, time series) are read beside the case file
         with relative_to(self.path.parent):
             system, solver = self._model(data, text)
-        system.case_settings = MappingProxyType(dict(solver))  # what run() takes from it
+        system.case_settings = dict(solver)  # what run() takes from it
         return CaseRead(system, solver, sweep)
 
     def _model(self, data: Mapping[str, Any], text: str) -> tuple[System, dict[str, Any]]:

@@ -8,10 +8,9 @@ import signal
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -382,11 +381,14 @@ class System(SystemModel):
     """A multibody system that runs: the model's :class:`frylinks.model.System` with
     :meth:`run`. This is :class:`frylinks.System`, and what case files load into."""
 
-    #: The run settings of the case file the system was read from (``solver.t_end``,
-    #: ``dt``, ``integrator``, ``rtol``, ``atol``, ``rho_inf``, ``initial_equilibrium``
-    #: and ``output.every``): :meth:`run` takes each one it is not given from here, so
-    #: ``load_case(path).run()`` is the case's run. Empty for a system built in Python.
-    case_settings: Mapping[str, Any] = MappingProxyType({})
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: The run settings of the case file the system was read from (``solver.t_end``,
+        #: ``dt``, ``integrator``, ``rtol``, ``atol``, ``rho_inf``,
+        #: ``initial_equilibrium`` and ``output.every``): :meth:`run` takes each one it
+        #: is not given from here, so ``load_case(path).run()`` is the case's run. Empty
+        #: for a system built in Python. (A plain dict: a System is copied and pickled.)
+        self.case_settings: dict[str, Any] = {}
 
     def run(self, t_end: float | None = None, dt: float | None = None,
             integrator: str | None = None, every: int | None = None,
