@@ -570,10 +570,13 @@ def main(argv: list[str] | None = None) -> int:
     ns = args.cost_n or ([10, 100, 1000] if args.quick else [10, 100, 1000, 10000])
     cost = chain_cost_per_step(ns)
     sizes = np.log([c["n"] for c in cost])
-    slope = np.polyfit(sizes, np.log([c["step"] for c in cost]), 1)[0]
-    per_residual = np.polyfit(sizes, np.log([c["residual"] for c in cost]), 1)[0]
-    print(f"chain cost per generalized-alpha step (grows as N^{slope:.2f}; one residual "
-          f"as N^{per_residual:.2f}):")
+    if len(cost) > 1:   # (a growth needs two sizes)
+        slope = np.polyfit(sizes, np.log([c["step"] for c in cost]), 1)[0]
+        per_residual = np.polyfit(sizes, np.log([c["residual"] for c in cost]), 1)[0]
+        growth = f" (grows as N^{slope:.2f}; one residual as N^{per_residual:.2f})"
+    else:
+        growth = ""
+    print(f"chain cost per generalized-alpha step{growth}:")
     for c in cost:
         print(f"  N={c['n']:<6d} {1e3 * c['step']:9.3g} ms a step: {c['iterations']:.1f} "
               f"iterations, {c['factors']:.1f} factorisations, {c['builds']:.1f} tangent "
