@@ -183,3 +183,33 @@ def test_a_results_file_moved_with_its_mesh_keeps_its_geometry(tmp_path: Path) -
         assert spec["bodies"]["bob"]["mesh"] == str(Path("..") / "meshes" / "hull.stl")
         scene = Scene(ds)
         assert len(scene.meshes["bob"].points) == 4
+
+
+def test_frames_drawn_in_parallel_are_the_same_video(tmp_path: Path) -> None:
+    """An MP4 drawn by two processes (each opening the results again, chunks written in
+    order) holds the frames one process draws: the same count, the same pictures to the
+    codec's rounding."""
+    import imageio_ffmpeg
+
+    case = tmp_path / "case.yaml"
+    case.write_text(GEOMETRY_CASE.replace("GEOMETRY", "{shape: box, size: [0.2, 0.1, 0.1]}"))
+    out = tmp_path / "out.nc"
+    assert frylinks_cmd("run", str(case), "-o", str(out)).returncode == 0
+    movies = []
+    for workers in (1, 2):
+        movie = tmp_path / f"m{workers}.mp4"
+        with open_results(out) as ds:
+            from frylinks.views.animate import _workers
+
+            assert _workers(ds, workers, 101) == workers   # (two: the parallel path)
+            done = animate(ds, movie, speed=0.02, fps=10, size=(160, 120), workers=workers)
+        assert done["frames"] == 101
+        reader = imageio_ffmpeg.read_frames(str(movie))
+        meta = next(reader)
+        frames = [np.frombuffer(f, np.uint8).reshape(meta["size"][1], meta["size"][0], 3)
+                  for f in reader]
+        movies.append(np.stack(frames).astype(float))
+    assert movies[0].shape == movies[1].shape and len(movies[0]) == 101
+    assert np.abs(movies[0] - movies[1]).mean() < 1.0    # (of 255)
+    # the pictures change over the video: the pendulum swings
+    assert np.abs(movies[1][0] - movies[1][-1]).mean() > 1.0

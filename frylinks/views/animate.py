@@ -272,7 +272,7 @@ def frame_images(ds: xr.Dataset, times: Sequence[float], *,
 def animate(ds: xr.Dataset, output: str | Path | None = None, *, start: float | None = None,
             end: float | None = None, speed: float = 1.0, fps: int = 20,
             camera: str | Sequence[float] = "iso", size: tuple[int, int] = (800, 600),
-            source: str = "the results") -> Any:
+            source: str = "the results", workers: int | None = None) -> Any:
     """Animate a results Dataset: a file (``.mp4``, ``.gif``), or in a notebook.
 
     Parameters
@@ -296,6 +296,11 @@ def animate(ds: xr.Dataset, output: str | Path | None = None, *, start: float | 
         Width and height [pixels].
     source
         Name of the results file, for messages.
+    workers
+        Processes drawing the frames of an MP4 (each its chunks, in order; default one a
+        core for :data:`PARALLEL_FRAMES` frames or more, else one): the Dataset must be a
+        whole results file opened from disk (``ds.encoding["source"]``), which each
+        process opens again.
 
     Returns
     -------
@@ -329,6 +334,10 @@ def animate(ds: xr.Dataset, output: str | Path | None = None, *, start: float | 
     suffix = path.suffix.lower()
     if suffix not in (".mp4", ".gif"):
         raise SceneError(f"animation file '{path}': expected a .mp4 or .gif name")
+    n = _workers(ds, workers, len(index)) if suffix == ".mp4" else 1
+    if n > 1:
+        _mp4_in_parallel(ds, path, index, fps, camera, size, source, renderer, n)
+        return {"output": path, "frames": len(index), "seconds": clock.perf_counter() - begin}
     writer = _writer(suffix, fps)
     try:
         with writer.saving(renderer.figure, str(path), dpi=renderer.figure.dpi):
@@ -340,6 +349,80 @@ def animate(ds: xr.Dataset, output: str | Path | None = None, *, start: float | 
     except OSError as exc:
         raise SceneError(f"cannot write '{path}': {exc.strerror or exc}") from None
     return {"output": path, "frames": len(index), "seconds": clock.perf_counter() - begin}
+
+
+#: Frames from which an MP4 is drawn by one process a core (starting them costs seconds).
+PARALLEL_FRAMES = 200
+
+
+def _workers(ds: xr.Dataset, workers: int | None, frames: int) -> int:
+    """How many processes draw the frames: ``workers``, or one a core for a long video;
+    one when the Dataset is not a whole file on disk the processes can open again."""
+    import os
+
+    import xarray as xr
+
+    source = ds.encoding.get("source")
+    if workers is None:
+        workers = (os.cpu_count() or 1) if frames >= PARALLEL_FRAMES else 1
+    if workers <= 1 or not source or not Path(source).is_file():
+        return 1
+    with xr.open_dataset(source) as whole:   # (a case picked from a sweep is not whole)
+        if dict(whole.sizes) != dict(ds.sizes):
+            return 1
+    return max(1, min(int(workers), frames))
+
+
+#: In a drawing process: its scene and renderer (:func:`_start_drawing`).
+_DRAWING: dict[str, Any] = {}
+
+
+def _start_drawing(source: str, index: np.ndarray, camera: Any, size: tuple[int, int],
+                   name: str, centre: np.ndarray, half: float) -> None:
+    """A drawing process opens the results again (a file handle is not shared across
+    processes) and makes its renderer, with the view of the whole window."""
+    import xarray as xr
+
+    ds = xr.open_dataset(source)
+    scene = Scene(ds, name)
+    renderer = Renderer(scene, index[:1], camera, size)
+    renderer.centre, renderer.half = centre, half
+    _DRAWING.update(scene=scene, renderer=renderer)
+
+
+def _draw_chunk(part: np.ndarray) -> list[bytes]:
+    renderer = _DRAWING["renderer"]
+    return [image.tobytes() for image in renderer.render(part)]
+
+
+def _mp4_in_parallel(ds: xr.Dataset, path: Path, index: np.ndarray, fps: int, camera: Any,
+                     size: tuple[int, int], source: str, renderer: Renderer,
+                     workers: int) -> None:
+    """The MP4 of the frames ``index``, drawn by ``workers`` processes a chunk at a time
+    and written in order through ffmpeg (the same pictures as one process draws)."""
+    import multiprocessing
+
+    import imageio_ffmpeg
+
+    # spawned, not forked: a netCDF file handle must not cross a fork
+    context = multiprocessing.get_context("spawn")
+    step = max(1, min(CHUNK, -(-len(index) // workers)))
+    parts = [index[i:i + step] for i in range(0, len(index), step)]
+    width, height = size
+    try:
+        out = imageio_ffmpeg.write_frames(str(path), (width, height), fps=fps,
+                                          codec="libx264", pix_fmt_out="yuv420p",
+                                          macro_block_size=1)
+        out.send(None)
+        with context.Pool(workers, _start_drawing,
+                          (ds.encoding["source"], index, camera, size, source,
+                           renderer.centre, renderer.half)) as pool:
+            for images in pool.imap(_draw_chunk, parts):
+                for image in images:
+                    out.send(image)
+        out.close()
+    except OSError as exc:
+        raise SceneError(f"cannot write '{path}': {exc.strerror or exc}") from None
 
 
 def _writer(suffix: str, fps: int) -> Any:
