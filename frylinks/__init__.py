@@ -67,13 +67,13 @@ def run(path: str | Path, output: str | Path | None = None, *, t_end: float | No
     """
     from frylinks.io.case import case_error
     from frylinks.io.case import load_case as _load
-    from frylinks.io.runner import run_system
 
-    system, solver = _load(path, overrides=overrides)
+    system = _load(path, overrides=overrides)[0]
     given = {k: v for k, v in (("t_end", t_end), ("dt", dt)) if v is not None}
     try:
-        return run_system(system, output=output, progress=progress, resume=resume,
-                          in_memory=in_memory, **{**solver, **given})
+        # (System.run merges the case's settings and these: one place for both paths)
+        return system.run(t_end=t_end, dt=dt, output=output, progress=progress,
+                          resume=resume, in_memory=in_memory)
     except ModelError as exc:
         raise case_error(path, system.case_text, exc, given) from None
 

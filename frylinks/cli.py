@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import shutil
 import sys
 import textwrap
@@ -66,12 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 #: numba's words for a mistake a plugin's kernel makes with frylinks.jit, in frylinks'.
-KNOWN = {
-    f"_alive_intrinsic() takes 2 positional arguments but {n + 1} were given":
-        f"frylinks.jit.alive takes one array or tuple per call, got {n}: write alive(a) "
-        "then alive(b)"
-    for n in range(2, 10)
-}
+KNOWN = ((re.compile(r"_alive_intrinsic\(\) takes 2 positional arguments but (\d+) were "
+                     r"given"),
+          lambda m: f"frylinks.jit.alive takes one array or tuple per call, got "
+                    f"{int(m.group(1)) - 1}: write alive(a) then alive(b)"),)
 
 
 def _compile_failure(exc: BaseException) -> str | None:
@@ -95,7 +94,8 @@ def _compile_failure(exc: BaseException) -> str | None:
     if kernel is None:
         return None
     lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    lines = [KNOWN.get(ln, ln) for ln in lines]
+    for pattern, words in KNOWN:
+        lines = [pattern.sub(words, ln) for ln in lines]
     what = next((ln for ln in lines if "frylinks.jit" in ln), None) or \
         next((ln for ln in lines if not ln.startswith(("-", "During", "File", "^",
                                                         "Failed in"))),

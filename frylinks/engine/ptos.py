@@ -88,13 +88,13 @@ def ptos(model: Model) -> list[PTO]:
     return out
 
 
-def pto_powers(model: Model, values: Mapping[str, np.ndarray]
+def pto_powers(units: list[PTO], values: Mapping[str, np.ndarray]
                ) -> dict[str, np.ndarray]:
-    """``absorbed_power`` and ``electrical_power`` ``(..., npto)`` [W] from the result
-    variables ``values`` (``link_power (..., nl)`` and the force types' scalar outputs
-    ``(..., n)``, any leading axes): empty when the model has no PTO; no
-    ``electrical_power`` when none of its PTOs has one, else NaN for those without."""
-    units = ptos(model)
+    """``absorbed_power`` and ``electrical_power`` ``(..., npto)`` [W] of the PTOs
+    ``units`` (:func:`ptos`) from the result variables ``values`` (``link_power (...,
+    nl)`` and the force types' scalar outputs ``(..., n)``, any leading axes): empty
+    without a PTO; no ``electrical_power`` when none of them has one, else NaN for those
+    without."""
     if not units:
         return {}
     lead = np.shape(values["link_power"])[:-1]

@@ -195,6 +195,7 @@ class Sampler:
     def __init__(self, model: Model) -> None:
         self.model = model
         self.settings = _reporting_settings(model)
+        self.ptos = ptos(model)
 
     def sample(self, s: State) -> dict[str, np.ndarray]:
         """Values at state ``s``, keyed by variable name, without the time dimension."""
@@ -215,7 +216,7 @@ class Sampler:
             _place(out, blk, blk.kind.output_values(frames, ev.force_ctx))
         for setting in self.settings:
             out.update(setting.output_values(s.t))
-        out.update(pto_powers(self.model, out))
+        out.update(pto_powers(self.ptos, out))
         return out
 
     def batch(self, batch: Batch) -> dict[str, np.ndarray]:
@@ -265,7 +266,7 @@ class Sampler:
                     out[name] = np.stack([np.asarray(r[name], dtype=float) for r in rows])
         for setting in self.settings:
             out.update(setting.output_series(batch.times))
-        out.update(pto_powers(model, out))
+        out.update(pto_powers(self.ptos, out))
         return out
 
 

@@ -303,7 +303,6 @@ def relative_scene(scene: str, folder: Path) -> str:
         if geometry and "mesh" in geometry and Path(geometry["mesh"]).is_absolute():
             geometry["mesh_absolute"] = geometry["mesh"]
             geometry["mesh"] = os.path.relpath(geometry["mesh"], Path(folder).resolve())
-    spec["mesh_paths"] = "relative to the results file's folder"
     return json.dumps(spec)
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,9 +138,10 @@ def _split_top(text: str, sep: str) -> list[str]:
 class _Parser:
     """One statement's tokens, read by recursive descent."""
 
-    def __init__(self, text: str, line: int, known: dict[str, Any],
-                 lookup: Callable[[tuple[str | int, ...]], Any]) -> None:
-        self.text, self.line, self.known, self.lookup = text, line, known, lookup
+    def __init__(self, text: str, line: int,
+                 values: Mapping[tuple[str | int, ...], Any]) -> None:
+        #: the values assigned before this statement, by target path
+        self.text, self.line, self.values = text, line, values
         self.tokens = self._tokens(text)
         self.i = 0
 
@@ -211,11 +212,6 @@ class _Parser:
             return False
         return ch.isalnum() or ch in "([.'\"" or ch == "_"
 
-    def _known(self) -> list[tuple[str | int, ...]]:
-        """The paths assigned so far (what a name may refer to)."""
-        keys = getattr(self.lookup, "keys", None)
-        return list(keys()) if keys is not None else []
-
     def peek(self) -> str:
         return self.tokens[self.i][1] if self.i < len(self.tokens) else ""
 
@@ -272,7 +268,7 @@ class _Parser:
                 if close is None:
                     raise self.fail("unbalanced parentheses on the left of '='")
                 inner = _Parser(" ".join(t[1] for t in toks[k + 1:close]), self.line,
-                                self.known, self.lookup)
+                                self.values)
                 for idx in inner.arguments():
                     if not (isinstance(idx, float | int) and float(idx).is_integer()):
                         raise self.fail("an index on the left of '=' must be a whole number")
@@ -370,9 +366,9 @@ class _Parser:
                 path += [int(a) for a in args]
             if len(path) == 1 and word in CONSTANTS:
                 return CONSTANTS[word]
-            value = self.lookup(tuple(path))
+            value = self.values.get(tuple(path))
             if value is None and len(path) > 1 and isinstance(path[1], int) and \
-                    not any(key[:1] == (word,) for key in self._known()):
+                    not any(key[:1] == (word,) for key in self.values):
                 raise self.fail(f"{word}(...) is not a function frylinks evaluates "
                                 f"({', '.join(FUNCTIONS)}) nor a value assigned before "
                                 "(give the value)")
@@ -423,14 +419,9 @@ def read_assignments(text: str) -> list[Assignment]:
     """
     values: dict[tuple[str | int, ...], Any] = {}
 
-    def lookup(path: tuple[str | int, ...]) -> Any:
-        return values.get(path)
-
-    lookup.keys = values.keys  # type: ignore[attr-defined]
-
     out = []
     for line, statement, comments in _statements(text):
-        parser = _Parser(statement, line, {}, lookup)
+        parser = _Parser(statement, line, values)
         target, value, constructor = parser.assignment()
         head = target
         while head and isinstance(head[-1], int):

@@ -175,7 +175,8 @@ def import_wecsim(source: str | Path, output: str | Path,
     case["gravity"] = [0.0, 0.0, -g]
     env: dict[str, Any] = {"water_density": rho}
     case["environment"] = env
-    bodies, forces, links = _bodies(objs, folder, out_folder, rho, case, conv)
+    bodies, forces = _bodies(objs, folder, out_folder, rho, conv)
+    links: dict[str, Any] = {}
     env["depth"] = bodies.pop("__depth__", "infinite")
     waves = _waves(objs, folder, out_folder, conv)
     if waves is not None:
@@ -222,8 +223,8 @@ def _hydro_file(value: Any, folder: Path, a: Assignment | None) -> Path:
     return path
 
 
-def _bodies(objs: _Objects, folder: Path, out: Path, rho: float, case: dict[str, Any],
-            conv: Conversion) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+def _bodies(objs: _Objects, folder: Path, out: Path, rho: float,
+            conv: Conversion) -> tuple[dict[str, Any], dict[str, Any]]:
     from frylinks_marine.datasets import load_bodies, load_database
 
     bodies: dict[str, Any] = {}
@@ -328,7 +329,7 @@ def _bodies(objs: _Objects, folder: Path, out: Path, rho: float, case: dict[str,
     if state_space is not None and int(state_space) == 0:
         conv.guesses.append("simu.stateSpace = 0 (WEC-Sim's direct convolution): frylinks "
                             "fits a state space to the same kernels (fit_tolerance 2 %)")
-    return bodies, forces, {}
+    return bodies, forces
 
 
 def _name(dataset_body: str, i: int, bodies: Mapping[str, Any]) -> str:
