@@ -59,6 +59,11 @@ ATTRIBUTES = {
              "parameters, the system settings (the sea); see the visualisation page",
     "Conventions": "`CF-1.8`",
     "status": "how the run ended (below)",
+    "radiation_memory": "(a run with `radiation` forces) how each kernel entry's memory "
+                        "is computed, as JSON: per entry its `row` and `column` DOFs, "
+                        "`method` (`state_space` with its `states` and `fit_error`, or "
+                        "`convolution` with its `kernel_length` [s] and `why`); see the "
+                        "marine page",
 }
 
 STATUS = [

@@ -26,7 +26,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from frylinks.errors import FrylinksError
+from frylinks.errors import FrylinksError, Notice
 from frylinks.version import __version__
 
 PROG = "frylinks"
@@ -108,8 +108,9 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
                   lineno: int, file: TextIO | None = None, line: str | None = None) -> None:
     """A warning as a user of the command reads it, ``frylinks: warning: <message>``:
     not the Python file and source line that raised it (a user's case is not there)."""
+    what = "note" if issubclass(category, Notice) else "warning"
     try:
-        print(f"{PROG}: warning: {message}", file=file or sys.stderr)
+        print(f"{PROG}: {what}: {message}", file=file or sys.stderr)
     except OSError:  # stderr gone: nothing to tell
         pass
 

@@ -39,6 +39,12 @@ class ElementError(ModelError):
         self.element = element
 
 
+class Notice(UserWarning):
+    """What a model or run does on its own that its user should know, and that is not
+    a mistake (a kernel entry convolved directly where its fit would miss the
+    tolerance): ``frylinks`` shows it as ``frylinks: note: <message>``."""
+
+
 class CaseError(FrylinksError):
     """A mistake in a case file: names the file, the key path and what is accepted."""
 

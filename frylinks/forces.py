@@ -53,6 +53,10 @@ class ForceContext:
         will cover, for a type that precomputes a record of a load known in advance
         (wave excitation); None where no run follows (linear analysis, statics, a check),
         and a kernel must then still be right at any time.
+    step : float or None
+        At :meth:`ForceType.prepare` only: the run's time step [s] (its output step for
+        the adaptive integrator), for a type that keeps a history on the run's grid (a
+        radiation convolution); None where no run follows.
     """
 
     t: float
@@ -63,6 +67,7 @@ class ForceContext:
     static: bool = False
     masses: list[Array] = field(default_factory=list)
     span: tuple[float, float] | None = None
+    step: float | None = None
 
 
 @dataclass(frozen=True)
@@ -366,6 +371,13 @@ class ForceType:
             (they are :meth:`added_mass`'s). Symmetric.
         """
         return None
+
+    def report(self) -> dict[str, str]:
+        """Facts about the block a run's results keep as global attributes (name: text),
+        asked for after :meth:`prepare`: how the type computes what it computes where
+        that was its own choice (the radiation memory's method per kernel entry). None
+        by default."""
+        return {}
 
     def linearisable(self) -> str | None:
         """None when the elements have a linearisation about a state (a linear analysis,

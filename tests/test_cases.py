@@ -476,9 +476,10 @@ def _airy(a: float, period: float, depth: float, phase: float, p: np.ndarray,
 
 
 #: The warnings of the Capytaine RM3 data as published: A_inf's float surge-pitch terms
-#: 15 % apart, the spar's heave damping coarse near 0.64 rad/s, its memory fit at 3.1 %.
+#: 15 % apart, the spar's heave damping coarse near 0.64 rad/s; and the note that its
+#: memory (no fit within 2 % up to 30 states) is convolved directly.
 RM3_DATA = (".*infinite-frequency added mass is not symmetric", ".*changes too fast",
-            ".*best stable fit reached")
+            ".*convolved directly")
 
 
 @check("point_absorber_nonlinear", t_end=2.5)

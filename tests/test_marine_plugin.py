@@ -73,10 +73,15 @@ def test_unknown_setting_and_bad_dataset_in_python() -> None:
     assert err.value.path == "forces.r.hydrodynamics"
 
 
-def test_radiation_and_waves_resume_bit_for_bit(tmp_path: Path) -> None:
-    """The radiation states are part of the checkpoint: a run interrupted and resumed
-    equals the uninterrupted one, for the fixed-step and the adaptive integrator."""
+@pytest.mark.parametrize("method", ["state_space", "convolution"])
+def test_radiation_and_waves_resume_bit_for_bit(tmp_path: Path, method: str) -> None:
+    """The radiation states, or the convolution's velocity history, are part of the
+    checkpoint: a run interrupted and resumed equals the uninterrupted one, for the
+    fixed-step and the adaptive integrator."""
     case = write(tmp_path, "{type: irregular, hs: 2.0, tp: 8.0, nb_frequencies: 40, seed: 3}")
+    case.write_text(case.read_text().replace(
+        "rad: {type: radiation, body: b,", f"rad: {{type: radiation, method: {method}, body: b,"))
+    assert f"method: {method}" in case.read_text()
     for solver in ({"integrator": "rk4", "dt": 0.05}, {"integrator": "dop853", "dt": 0.1,
                                                         "rtol": 1e-7, "atol": 1e-9}):
         whole = frylinks.load_case(case).run(t_end=1.0, output=tmp_path / "w.nc", **solver)

@@ -154,7 +154,8 @@ def _registered(registry: Registry, kind: str, name: str) -> TypeInfo:
     return info
 
 
-def assemble(system: System, span: tuple[float, float] | None = None) -> Model:
+def assemble(system: System, span: tuple[float, float] | None = None,
+             step: float | None = None) -> Model:
     """Group links and forces by type into blocks and build every array.
 
     Parameters
@@ -253,7 +254,7 @@ def assemble(system: System, span: tuple[float, float] | None = None) -> Model:
                   inertia, np.linalg.inv(inertia), system.gravity.copy(), link_blocks,
                   force_blocks, bank, solver, row, initial, scale, row_link,
                   _settings(system))
-    _prepare_forces(model, span)
+    _prepare_forces(model, span, step)
     return model
 
 
@@ -272,12 +273,14 @@ def _settings(system: System) -> dict[str, Any]:
     return out
 
 
-def _prepare_forces(model: Model, span: tuple[float, float] | None) -> None:
+def _prepare_forces(model: Model, span: tuple[float, float] | None,
+                    step: float | None = None) -> None:
     """Let force types prepare at the initial state; gather added mass and states."""
     s = model.initial
     b = body_states(model, s)
     ctx = ForceContext(0.0, model.signals.evaluate(0.0, 0) if model.signals.nb_slots
-                       else np.zeros(0), model.gravity, model.settings, span=span)
+                       else np.zeros(0), model.gravity, model.settings, span=span,
+                       step=step)
     nb = model.nb_bodies
     added = np.zeros((nb + 1, 6, 6))
     couplings: list[tuple[Array, Array]] = []  # (bodies, their (6 n, 6 n) added mass)

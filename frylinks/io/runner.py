@@ -74,10 +74,12 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
     try:  # (a child compiling a new kind of model is handed its last work at the end)
         # (the span lets a force precompute the loads it knows in advance: wave records)
         model = assemble(system, span=(0.0 if state is None else min(0.0, float(state.t)),
-                                       t_end))
+                                       t_end), step=dt)
         fixed_steps_only(model, integrator)
         _say_path(model, integrator, rho_inf)
         attrs = run_attributes(system, integrator, dt, every, rtol, atol, rho_inf)
+        for fblk in model.force_blocks:  # (what a type chose on its own: docs/reference)
+            attrs.update(fblk.kind.report())
         if output is not None:
             attrs["scene"] = relative_scene(attrs["scene"], Path(output).parent)
         s = (state or model.initial).copy()

@@ -42,6 +42,7 @@ are realised in one state space with the bodies' own.
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -50,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from frylinks.errors import ElementError, ModelError
+from frylinks.errors import ElementError, ModelError, Notice
 from frylinks.forces import ForceContext, ForceKernels, ForceType, Output
 from frylinks.jit import kernel
 from frylinks.kinematics import NodeFrames
@@ -70,9 +71,15 @@ from .force_records import ForceRecord, harmonic
 from .frequency_grid import frequency_grid_problems
 from .hydrodb import DOF_NAMES, HydroDatabase
 from .radiation import (
-    RadiationMemory,
+    MAX_ORDER,
     RadiationStateSpace,
     cached_state_space,
+    convolution_tables,
+    dof_labels,
+)
+from .radiation_kernels import (
+    RadiationMemory,
+    radiation_accept,
     radiation_evaluate,
     radiation_memory,
     radiation_state_derivative,
@@ -235,8 +242,17 @@ class Radiation(RadiationMemory, DatasetForce):
         "hydrodynamics": HYDRO,
         "hydrodynamics_body": HYDRO_BODY,
         "hydrodynamics_cog": HYDRO_COG,
-        "fit_tolerance": Param("float", "1", "largest relative error of the state-space fit "
-                               "of each impulse-response entry", default=0.02, positive=True),
+        "method": Param("choice", "", "how the memory convolution is computed: "
+                        "'state_space' (a fit of each kernel entry integrated with the "
+                        "bodies; an entry the fit cannot bring within fit_tolerance is "
+                        "convolved directly) or 'convolution' (every entry convolved "
+                        "directly over the velocity history, exact to the data and the "
+                        "time step; costs kernel length / dt per entry and step)",
+                        default="state_space", choices=("state_space", "convolution")),
+        "fit_tolerance": Param("float", "1", "largest error of the memory force of each "
+                               "fitted kernel entry, relative to the peak radiation damping "
+                               "force of the same velocity amplitude (docs/marine.md)",
+                               default=0.02, positive=True),
         "state_space": Param("choice", "", "realisation of the memory: 'fit' (from the "
                              "radiation damping, to fit_tolerance, kept on disk) or "
                              "'dataset' (a BEMIO file's own, as WEC-Sim uses it)",
@@ -248,7 +264,8 @@ class Radiation(RadiationMemory, DatasetForce):
     }
     outputs = {"radiation_memory_force": Output(
         "N", "convolution (memory) part of the radiation force on the DOFs", ("dof",), "N m")}
-    description = "Cummins radiation force (A_inf + state-space convolution) from a dataset"
+    description = ("Cummins radiation force (A_inf + memory: state space or direct "
+                   "convolution) from a dataset")
 
     @classmethod
     def validate(cls, params: Mapping[str, Any]) -> None:
@@ -280,6 +297,27 @@ class Radiation(RadiationMemory, DatasetForce):
                 self.units.append(([i], _realisation(db, p)))
                 self._a_inf[i] = symmetric_added_mass(db.added_mass_inf, _infinite(db),
                                                       "hydrodynamics", warn=False)
+        #: per unit, the entries convolved directly ((d, d) bool over its DOFs) and why
+        self._convolved: list[tuple[Array, str]] = []
+        for k, (members, ss) in enumerate(self.units):
+            first = instances[members[0]]
+            convolved, why = _convolved_entries(ss, first)
+            if convolved.any() and first.get("method") != "convolution":
+                bodies = [str(instances[i]["body"]) for i in members]
+                labels = dof_labels(6 * len(members), bodies if len(members) > 1 else None)
+                names = ", ".join(f"{labels[i]}-{labels[j]} ({ss.fit_error[i, j]:.1%})"
+                                  if np.isfinite(ss.fit_error[i, j]) else
+                                  f"{labels[i]}-{labels[j]} (no stable fit)"
+                                  for i, j in np.argwhere(convolved))
+                where = ", ".join(repr(b) for b in bodies)
+                warnings.warn(Notice(
+                    f"radiation of {where}: the state-space fit of {names} misses "
+                    f"fit_tolerance {float(first['fit_tolerance']):g} with up to "
+                    f"{MAX_ORDER} states; these entries are convolved directly (exact to "
+                    "the data)"), stacklevel=2)
+            self.units[k] = (members, ss.without(convolved))
+            self._convolved.append((convolved, why))
+        self._bodies = [str(p["body"]) for p in instances]
         nz = sum(ss.nb_states for _, ss in self.units)
         # block diagonal over units: one matrix product per evaluation for all bodies
         self.A, self.B, self.C = np.zeros((nz, nz)), np.zeros((nz, 6 * n)), np.zeros((6 * n, nz))
@@ -360,13 +398,69 @@ class Radiation(RadiationMemory, DatasetForce):
                 raise ModelError(f"{mdb.source} holds no state-space realisation",
                                  "state_space")
             return mdb.state_space.restricted(dofs)
+        if first.get("method") == "convolution":
+            return _no_state_space(dofs.size)
         return cached_state_space(mdb.omega, mdb.radiation_damping[:, dofs][:, :, dofs],
-                                  tol=float(first["fit_tolerance"]), where=where, labels=labels)
+                                  tol=float(first["fit_tolerance"]), where=where, labels=labels,
+                                  warn=False)
 
     def prepare(self, frames: Sequence[NodeFrames], ctx: ForceContext) -> None:
         # the realisations are of the dataset's kernel: the memory force scales as every
         # other coefficient does (HydroDatabase.at_density)
         self._ratio = np.array([water_density(ctx, db) / db.rho for db in self._dbs])
+        # the convolution's grid: the run's step, else (no run: a check, an analysis)
+        # eight samples a period of the data's highest frequency
+        top = max(float(w[-1]) for _, w, _, _ in self._frequency)
+        delta = float(ctx.step) if ctx.step else np.pi / (4 * top)
+        if getattr(self, "_delta", None) != delta:
+            rows: list[Array] = []
+            cols: list[Array] = []
+            tables: list[Array] = []
+            for (members, w, _, b), (convolved, _) in zip(self._frequency, self._convolved,
+                                                         strict=True):
+                if not convolved.any():
+                    continue
+                pairs, entry_tables = convolution_tables(w, b, delta, entries=convolved)
+                dofs = np.concatenate([6 * i + np.arange(6) for i in members])
+                rows.append(dofs[pairs[:, 0]])
+                cols.append(dofs[pairs[:, 1]])
+                tables += entry_tables
+            self.set_convolution(np.concatenate(rows) if rows else np.zeros(0),
+                                 np.concatenate(cols) if cols else np.zeros(0), tables, delta)
+            self._delta = delta
+        else:
+            self.reset_convolution()
+
+    def linearisable(self) -> str | None:
+        return None  # (frequency_coefficients stand for the memory, however computed)
+
+    def report(self) -> dict[str, str]:
+        """``radiation_memory``: per kernel entry of each element, how its memory is
+        computed (``state_space`` with its states and fit error, or ``convolution``
+        with the kernel's length [s]), as JSON."""
+        entries = []
+        delta = float(self.conv_delta[0])
+        lengths = {(int(r), int(c)): (self.conv_start[e + 1] - self.conv_start[e] - 1)
+                   * delta / 2 for e, (r, c) in enumerate(zip(self.conv_rows, self.conv_cols,
+                                                              strict=True))}
+        for (members, ss), (convolved, why) in zip(self.units, self._convolved, strict=True):
+            labels = dof_labels(6 * len(members), [self._bodies[i] for i in members])
+            dofs = np.concatenate([6 * i + np.arange(6) for i in members])
+            for a, b in zip(*np.nonzero((ss.order > 0) | convolved), strict=True):
+                key = (int(dofs[a]), int(dofs[b]))
+                if convolved[a, b] and key not in lengths:
+                    continue  # (insignificant: numerical noise, left out)
+                item: dict[str, Any] = {"row": labels[a], "column": labels[b]}
+                if convolved[a, b]:
+                    item.update(method="convolution", why=why,
+                                kernel_length=round(lengths[key], 6))
+                    if np.isfinite(ss.fit_error[a, b]):
+                        item["fit_error"] = round(float(ss.fit_error[a, b]), 6)
+                else:
+                    item.update(method="state_space", states=int(ss.order[a, b]),
+                                fit_error=round(float(ss.fit_error[a, b]), 6))
+                entries.append(item)
+        return {"radiation_memory": json.dumps(entries)}
 
     def added_mass(self) -> Array | None:
         return np.array([a * r for a, r in zip(self._a_inf, self._ratio,
@@ -381,19 +475,36 @@ class Radiation(RadiationMemory, DatasetForce):
 @kernel
 def radiation_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
                       signals: Array, gravity: Array, states: Array, out: Array) -> None:
-    """``radiation_memory_force`` into ``out (n, 6)``: the memory force ``-ratio C z`` of
-    each element (:func:`~frylinks_marine.radiation.radiation_memory`). (Here, not in
-    :mod:`.radiation`, whose source keys the fits kept on disk.)"""
+    """``radiation_memory_force`` into ``out (n, 6)``: the memory force of each element
+    (:func:`~frylinks_marine.radiation_kernels.radiation_memory`)."""
     n = len(data[3])
     memory = np.empty((n, 6))
-    radiation_memory(data, states, memory)
+    radiation_memory(data, frames, t, states, memory)
     for i in range(n):
         for k in range(6):
             out[i, k] = -memory[i, k]
 
 
 Radiation.kernels = ForceKernels(radiation_evaluate, radiation_state_derivative,
-                                 outputs=radiation_outputs)
+                                 accept=radiation_accept, outputs=radiation_outputs)
+
+
+def _convolved_entries(ss: RadiationStateSpace, params: Mapping[str, Any]
+                       ) -> tuple[Array, str]:
+    """The entries of a unit convolved directly, ``(d, d)`` bool, and why: all of them
+    with ``method: convolution``; with the state space fitted here, those whose fit
+    misses ``fit_tolerance`` or has no stable realisation; none with a dataset's own
+    realisation (used as it is, as WEC-Sim does)."""
+    n = ss.order.shape[0]
+    if params.get("method") == "convolution":
+        return np.ones((n, n), dtype=bool), "method: convolution"
+    if params.get("state_space", "fit") == "dataset":
+        return np.zeros((n, n), dtype=bool), ""
+    with np.errstate(invalid="ignore"):
+        missed = ss.fit_error > float(params["fit_tolerance"])
+    if ss.unstable.shape == (n, n):
+        missed |= ss.unstable
+    return missed, "the fit misses fit_tolerance"
 
 
 def _infinite(db: HydroDatabase) -> str:
@@ -419,7 +530,7 @@ def _interacting(dbs: Sequence[HydroDatabase], instances: Sequence[Mapping[str, 
     for path, members in by_file.items():
         if len(members) < 2 or load_bodies(path).nb_bodies < 2:
             continue
-        for key in ("interaction", "state_space", "fit_tolerance"):
+        for key in ("interaction", "state_space", "fit_tolerance", "method"):
             values = [instances[i].get(key) for i in members]
             other = next((i for i, v in zip(members, values, strict=True) if v != values[0]),
                          None)
@@ -447,10 +558,15 @@ def _realisation(db: HydroDatabase, params: Mapping[str, Any]) -> RadiationState
         if db.state_space is None:
             raise ModelError(f"{db.label} holds no state-space realisation", "state_space")
         return db.state_space
-    return _fitted(db, float(params["fit_tolerance"]))
+    if params.get("method") == "convolution":
+        return _no_state_space(6)
+    return cached_state_space(db.omega, db.radiation_damping, tol=float(params["fit_tolerance"]),
+                              where=db.label, warn=False)
 
 
-def _fitted(db: HydroDatabase, tol: float) -> RadiationStateSpace:
-    """The fit of ``db``'s damping, from the disk cache when the same data and tolerance
-    were fitted before (a resumed run, a sweep's cases, a second run)."""
-    return cached_state_space(db.omega, db.radiation_damping, tol=tol, where=db.label)
+def _no_state_space(n: int) -> RadiationStateSpace:
+    """A system without states over ``n`` DOFs (every entry convolved directly)."""
+    return RadiationStateSpace(A=np.zeros((0, 0)), B=np.zeros((0, n)), C=np.zeros((n, 0)),
+                               fit_error=np.full((n, n), np.nan),
+                               order=np.zeros((n, n), dtype=int), dt=0.0,
+                               unstable=np.zeros((n, n), dtype=bool))

@@ -15,9 +15,9 @@ second run read it back; it runs on one BLAS thread (:func:`one_blas_thread`), s
 progress bar on a terminal when it lasts, and names the dataset, body and DOF pair of an
 entry that misses its tolerance (:meth:`RadiationStateSpace.warn_misses`).
 
-:class:`RadiationMemory` is the compiled evaluation of the ``radiation`` force type
-(:class:`frylinks_marine.bem.Radiation`): its wrench ``-C z`` and the state derivative
-``z' = A z + B xi'`` as kernels over the block's elements.
+The compiled evaluation of the ``radiation`` force type, the state space's and the
+direct convolution's, is :mod:`frylinks_marine.radiation_kernels` (apart, as this
+module's source keys the fits kept on disk).
 """
 
 from __future__ import annotations
@@ -39,12 +39,7 @@ import scipy.sparse.csgraph
 from threadpoolctl import threadpool_limits
 
 from frylinks.errors import ModelError
-from frylinks.forces import ForceContext, ForceKernels, ForceType
-from frylinks.jit import helper, kernel, scratch
 from frylinks.kernel_cache import cache_dir
-from frylinks.kinematics import NodeFrames
-
-from .dofs import put_wrench
 
 if TYPE_CHECKING:
     from frylinks_marine.hydrodb import HydroDatabase
@@ -52,6 +47,10 @@ if TYPE_CHECKING:
 Array = np.ndarray
 
 _LOG = logging.getLogger(__name__)
+
+#: The most states of one kernel entry's fit (an entry that needs more is convolved
+#: directly by the ``radiation`` force type, :mod:`frylinks_marine.bem`).
+MAX_ORDER = 30
 
 #: A fit that has run this long [s] shows a progress bar (on a terminal) and logs its time.
 PROGRESS_DELAY = 1.0
@@ -213,9 +212,12 @@ class RadiationStateSpace:
     A, B, C
         ``(nz, nz)``, ``(nz, n)``, ``(n, nz)``.
     fit_error
-        ``(n, n)``: per kernel entry, ``||K_fit - K|| / ||K||`` over the fitted
-        samples; NaN for the entries left out as insignificant (or with no stable
-        realisation, which a warning reports).
+        ``(n, n)``: per kernel entry, the largest error of the memory force the fit
+        makes for a harmonic motion at a frequency of the data, relative to the
+        radiation damping force of the same velocity amplitude at its peak:
+        ``max_w |K_fit^(w) - K^(w)| / sqrt(Bmax_i Bmax_j)`` (:func:`fit_errors`); NaN
+        for the entries left out as insignificant (or with no stable realisation, which
+        a warning reports).
     order
         ``(n, n)`` int, states per entry (0 if left out).
     dt
@@ -242,9 +244,11 @@ class RadiationStateSpace:
 
     @classmethod
     def from_impulse_response(cls, t: Any, kernel: Any, *, tol: float = 0.02,
-                              max_order: int = 20, threshold: float = 1e-3, where: str = "",
+                              max_order: int = MAX_ORDER, threshold: float = 1e-3,
+                              omega_max: float | None = None, where: str = "",
                               labels: Sequence[str] | None = None,
-                              progress: bool | None = None) -> RadiationStateSpace:
+                              progress: bool | None = None,
+                              warn: bool = True) -> RadiationStateSpace:
         """Realise ``K(t)`` samples entry by entry (Kung's Hankel-SVD method, ERA).
 
         For each significant entry, the Hankel matrix ``H[r, c] = K(t_{r+c})`` of the
@@ -255,8 +259,9 @@ class RadiationStateSpace:
         ``K(t) ~ C exp(A t) B``). The Hankel matrix has ``4 max_order + 4`` rows (at
         most half the samples) and a column per remaining sample, so every sample
         weighs in the fit. The order ``p`` is the smallest
-        whose fit error is at most ``tol`` among the stable ones (all ``Re eig(A) < 0``,
-        ``A`` real); orders that are not are skipped. If no order up to ``max_order``
+        whose fit error (:func:`fit_errors`: the error of the memory force, which the
+        tolerance bounds) is at most ``tol`` among the stable ones (all ``Re eig(A) <
+        0``, ``A`` real); orders that are not are skipped. If no order up to ``max_order``
         meets ``tol`` the most accurate stable one is kept with a warning; if none is
         stable the entry is left out with a warning. Both warnings name ``where`` (the
         dataset and body) and the entry by its DOFs (:meth:`warn_misses`).
@@ -268,9 +273,13 @@ class RadiationStateSpace:
         kernel
             ``(nt, n, n)`` samples ``K(t)``.
         tol
-            Largest normalised fit error ``||K_fit - K||_2 / ||K||_2`` (0.02: 2 %).
+            Largest fit error (:func:`fit_errors`; 0.02: the memory force within 2 % of
+            the peak radiation damping force of the same velocity amplitude).
         max_order
             Largest number of states per entry.
+        omega_max
+            The band of the data ``[0, omega_max]`` [rad/s] over which the fit error is
+            measured; default ``pi / (4 dt)`` (:meth:`from_database`'s sampling rule).
         threshold
             Entries whose peak ``|K_ij|`` is below ``threshold * sqrt(peak|K_ii| *
             peak|K_jj|)`` are left out, and so are diagonal entries below ``threshold``
@@ -297,6 +306,11 @@ class RadiationStateSpace:
             raise ModelError("expected at least 4 uniformly spaced times from 0", "t")
         n = k.shape[1]
         significant = _significant(k, threshold)
+        omega = _band(t, omega_max)
+        phase = np.exp(-1j * omega * dt)
+        spectra = transform(t, k, omega)  # (nw, n, n)
+        scale = np.abs(spectra.real[:, np.arange(n), np.arange(n)]).max(axis=0)
+        scale = np.sqrt(np.outer(scale, scale))
         blocks: list[tuple[int, int, Array, Array, Array]] = []
         fit_error = np.full((n, n), np.nan)
         order = np.zeros((n, n), dtype=int)
@@ -306,7 +320,8 @@ class RadiationStateSpace:
         bar = _progress_bar(len(entries), where, progress)
         try:
             for i, j in entries:
-                fit = _realise(k[:, i, j], dt, tol, max_order)
+                fit = _realise(k[:, i, j], dt, tol, max_order, spectra[:, i, j], phase,
+                               float(scale[i, j]))
                 if bar is not None:
                     bar.update(1)
                 if fit is None:
@@ -325,13 +340,14 @@ class RadiationStateSpace:
         a_all, b_all, c_all, _ = block_diagonal(blocks, n)
         out = cls(A=a_all, B=b_all, C=c_all, fit_error=fit_error, order=order, dt=dt,
                   tol=float(tol), unstable=unstable)
-        out.warn_misses(where, labels, max_order=max_order, stacklevel=3)
+        if warn:
+            out.warn_misses(where, labels, max_order=max_order, stacklevel=3)
         return out
 
     @classmethod
     def from_database(cls, db: HydroDatabase, *, dt: float | None = None,
-                      t_max: float | None = None, tol: float = 0.02, max_order: int = 20,
-                      threshold: float = 1e-3,
+                      t_max: float | None = None, tol: float = 0.02,
+                      max_order: int = MAX_ORDER, threshold: float = 1e-3,
                       progress: bool | None = None) -> RadiationStateSpace:
         """Realise :func:`impulse_response` of ``db`` sampled every ``dt`` up to ``t_max``.
 
@@ -399,6 +415,24 @@ class RadiationStateSpace:
         :attr:`order` keep describing the original entries."""
         return replace(self, B=self.B @ t, C=t.T @ self.C)
 
+    def without(self, entries: Any) -> RadiationStateSpace:
+        """The system less the blocks of the entries where ``entries (n, n)`` is true
+        (each entry's block: the connected part of ``A`` fed by its column and read
+        into its row); their :attr:`order` becomes 0."""
+        drop = np.asarray(entries, dtype=bool)
+        keep = np.ones(self.nb_states, dtype=bool)
+        if self.nb_states and drop.any():
+            nb, parts = scipy.sparse.csgraph.connected_components(
+                (self.A != 0) | np.eye(self.nb_states, dtype=bool), directed=False)
+            for p in range(nb):
+                z = parts == p
+                rows = np.flatnonzero(np.any(self.C[:, z] != 0, axis=1))
+                cols = np.flatnonzero(np.any(self.B[z] != 0, axis=0))
+                if any(drop[i, j] for i in rows for j in cols):
+                    keep[z] = False
+        return replace(self, A=self.A[np.ix_(keep, keep)], B=self.B[keep], C=self.C[:, keep],
+                       order=np.where(drop, 0, self.order))
+
     def restricted(self, dofs: Any) -> RadiationStateSpace:
         """The system from and to the DOFs ``dofs`` only (one body of several): the
         blocks of states (connected parts of ``A``) both fed by and read into those
@@ -433,9 +467,9 @@ def dof_labels(n: int, bodies: Sequence[str] | None = None) -> list[str]:
 
 
 def realised(omega: Any, damping: Any, *, dt: float | None = None, t_max: float | None = None,
-             tol: float = 0.02, max_order: int = 20, threshold: float = 1e-3, where: str = "",
-             labels: Sequence[str] | None = None,
-             progress: bool | None = None) -> RadiationStateSpace:
+             tol: float = 0.02, max_order: int = MAX_ORDER, threshold: float = 1e-3,
+             where: str = "", labels: Sequence[str] | None = None,
+             progress: bool | None = None, warn: bool = True) -> RadiationStateSpace:
     """:meth:`RadiationStateSpace.from_database` on bare arrays ``omega (nw,)`` and
     ``damping (nw, n, n)`` (one body's 6 DOFs, or several bodies' ``6 N``)."""
     w = np.asarray(omega, dtype=float)
@@ -450,7 +484,7 @@ def realised(omega: Any, damping: Any, *, dt: float | None = None, t_max: float 
         t = np.arange(int(np.ceil(t_max / dt)) + 1) * dt
         return RadiationStateSpace.from_impulse_response(
             t, radiation_kernel(w, b, t), tol=tol, max_order=max_order, threshold=threshold,
-            where=where, labels=labels, progress=progress)
+            omega_max=float(w[-1]), where=where, labels=labels, progress=progress, warn=warn)
 
 
 def _progress_bar(total: int, where: str, enabled: bool | None) -> Any:
@@ -491,10 +525,10 @@ def _cache_key(omega: Array, damping: Array, params: tuple[Any, ...]) -> str:
     return h.hexdigest()[:32]
 
 
-def cached_state_space(omega: Any, damping: Any, *, tol: float = 0.02, max_order: int = 20,
-                       threshold: float = 1e-3, where: str = "",
+def cached_state_space(omega: Any, damping: Any, *, tol: float = 0.02,
+                       max_order: int = MAX_ORDER, threshold: float = 1e-3, where: str = "",
                        labels: Sequence[str] | None = None,
-                       progress: bool | None = None) -> RadiationStateSpace:
+                       progress: bool | None = None, warn: bool = True) -> RadiationStateSpace:
     """:func:`realised`, kept on disk in :func:`cache_folder`.
 
     The file is keyed by a hash of ``omega``, ``damping`` (the data at the dataset's
@@ -511,10 +545,11 @@ def cached_state_space(omega: Any, damping: Any, *, tol: float = 0.02, max_order
     path = cache_folder() / f"fit_{_cache_key(w, b, params)}.npz"
     loaded = _load(path, b.shape[1])
     if loaded is not None:
-        loaded.warn_misses(where, labels, max_order=max_order, stacklevel=2)
+        if warn:
+            loaded.warn_misses(where, labels, max_order=max_order, stacklevel=2)
         return loaded
     ss = realised(w, b, tol=tol, max_order=max_order, threshold=threshold, where=where,
-                  labels=labels, progress=progress)
+                  labels=labels, progress=progress, warn=warn)
     _save(path, ss)
     return ss
 
@@ -573,16 +608,63 @@ def _decay_time(t: Array, kernel: Array, level: float) -> float:
     return float(t[min(above[-1] + 1, t.size - 1)])
 
 
-def _realise(h: Array, dt: float, tol: float,
-             max_order: int) -> tuple[Array, Array, Array, float] | None:
-    """Continuous SISO ``(A, B, C, fit error)`` for the samples ``h[k] = K(k dt)``."""
+def _band(t: Array, omega_max: float | None) -> Array:
+    """The frequencies [rad/s] at which a fit's error is measured: ``[0, omega_max]``
+    (default ``pi / (4 dt)``) at a spacing that resolves the kernel's length
+    (``pi / (4 t_end)``), 200 to 2000 of them."""
+    dt = float(t[1] - t[0])
+    top = np.pi / (4 * dt) if omega_max is None else float(omega_max)
+    count = int(np.clip(np.ceil(4 * top * float(t[-1]) / np.pi), 200, 2000))
+    return np.linspace(0.0, top, count + 1)
+
+
+def transform(t: Array, kernel: Array, omega: Array) -> Array:
+    """``K^(w) = int_0^t_end K(t) exp(-i w t) dt`` of samples ``kernel (nt, ...)`` at
+    uniform times ``t`` from 0, by the trapezoidal rule; ``(nw, ...)``. Its real part
+    is the radiation damping ``B(w)`` the kernel stands for, and ``|K^(w)| |u|`` the
+    amplitude of the memory force of a harmonic velocity ``u`` at ``w``."""
+    dt = float(t[1] - t[0])
+    weights = np.exp(-1j * np.outer(omega, t)) * dt
+    weights[:, 0] *= 0.5
+    weights[:, -1] *= 0.5
+    return np.tensordot(weights, kernel, axes=(1, 0))
+
+
+def fit_errors(ss: RadiationStateSpace, t: Any, kernel: Any,
+               omega_max: float | None = None) -> Array:
+    """The error of each fitted entry of ``ss`` against the kernel samples ``kernel (nt,
+    n, n)`` at times ``t`` (uniform, from 0): ``max_w |K_fit^(w) - K^(w)| / sqrt(Bmax_i
+    Bmax_j)`` over ``[0, omega_max]`` (:func:`transform`; ``Bmax_i``: the peak of
+    ``Re K_ii^``, the radiation damping).
+
+    What it bounds: a harmonic velocity of amplitude ``U`` of DOF ``j`` at any frequency
+    of the band makes a memory force on DOF ``i`` whose fitted amplitude differs from
+    the convolution's by at most ``error_ij sqrt(Bmax_i Bmax_j) U``; for one DOF, at
+    most ``error`` times the largest radiation damping force of that velocity
+    amplitude. By Parseval, the same holds for the RMS of any motion in the band.
+    """
+    t = np.asarray(t, dtype=float)
+    k = np.asarray(kernel, dtype=float)
+    n = k.shape[1]
+    omega = _band(t, omega_max)
+    exact = transform(t, k, omega)
+    fitted = transform(t, ss.impulse_response(t), omega)
+    scale = np.abs(exact.real[:, np.arange(n), np.arange(n)]).max(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.abs(fitted - exact).max(axis=0) / np.sqrt(np.outer(scale, scale))
+    return np.where(ss.order > 0, out, np.nan)
+
+
+def _realise(h: Array, dt: float, tol: float, max_order: int, target: Array, phase: Array,
+             scale: float) -> tuple[Array, Array, Array, float] | None:
+    """Continuous SISO ``(A, B, C, fit error)`` for the samples ``h[k] = K(k dt)``;
+    ``target (nw,)`` their :func:`transform` at the frequencies of ``phase = exp(-i w
+    dt)``, and ``scale`` the error's denominator (:func:`fit_errors`)."""
     # Rows beyond a few times the order add nothing to the shift-invariance fit but cost
     # SVD time; every sample stays in the columns.
     rows = min((h.size + 1) // 2, 4 * max_order + 4)
     hankel = scipy.linalg.hankel(h[:rows], h[rows - 1:])
     u, s, vt = np.linalg.svd(hankel, full_matrices=False)
-    norm = float(np.linalg.norm(h))
-    powers = np.arange(h.size)
     rank = int(np.count_nonzero(s > s[0] * 1e-12))
     best: tuple[Array, Array, Array, float] | None = None
     for p in range(1, min(max_order, rank, rows - 1) + 1):
@@ -601,8 +683,12 @@ def _realise(h: Array, dt: float, tol: float,
         a_c = (vec * (np.log(lam_d) / dt)) @ inv_vec
         if np.abs(a_c.imag).max() > 1e-8 * max(np.abs(a_c.real).max(), 1e-300):
             continue
-        fit = np.real((c @ vec) @ (lam_d[:, None] ** powers[None, :] * (inv_vec @ b)[:, None]))
-        err = float(np.linalg.norm(fit - h) / norm)
+        # the fit's transform by the same trapezoidal rule as the target's, over all
+        # its samples (sum_k lam^k x^k = 1 / (1 - lam x)): its tail past the data too
+        residues = (c @ vec) * (inv_vec @ b)
+        x = phase[:, None] * lam_d[None, :]
+        fitted = dt * ((1.0 / (1.0 - x) - 0.5) @ residues)
+        err = float(np.abs(fitted - target).max() / scale) if scale > 0 else float("inf")
         if best is None or err < best[3]:
             best = (a_c.real, b, c, err)
         if err <= tol:
@@ -610,117 +696,45 @@ def _realise(h: Array, dt: float, tol: float,
     return best
 
 
-# --------------------------------------------------------------------------------------
-# The radiation force type's kernels
-# --------------------------------------------------------------------------------------
+def convolution_tables(omega: Any, damping: Any, delta: float, *, threshold: float = 1e-3,
+                       entries: Any = None) -> tuple[Array, list[Array]]:
+    """The kernel entries to convolve directly and their tables.
 
-class RadiationMemory(ForceType):
-    """The compiled part of a force type whose elements carry radiation state spaces
-    (:class:`RadiationStateSpace`), each element on one body (attachment ``body``): the
-    memory force ``-ratio C z`` at the COG and the states' derivative ``z' = A z + B
-    xi'``.
+    Parameters
+    ----------
+    omega, damping
+        ``(nw,)`` [rad/s] and ``(nw, n, n)``: the data (:func:`radiation_kernel`).
+    delta
+        The convolution's grid spacing [s] (the run's time step).
+    threshold
+        Entries below it, as in :meth:`RadiationStateSpace.from_impulse_response`, are
+        left out (numerical noise).
+    entries
+        ``(n, n)`` bool: convolve only these (of the significant ones); default all.
 
-    The systems are *units*: one element's alone, or one system over several
-    elements whose bodies interact (their cross-body kernels realised with the rest).
-    A subclass sets, before :meth:`kernel_data` is asked for (after ``prepare``):
-
-    * ``A (nz, nz)``, ``B (nz, 6 n)``, ``C (6 n, nz)``: the units' systems, block
-      diagonal in the order of the units (element ``i`` reads ``xi'`` in columns
-      ``6 i .. 6 i + 5`` of ``B`` and writes rows ``6 i .. 6 i + 5`` of ``C``);
-    * ``units``: per unit, its elements and its :class:`RadiationStateSpace` (in the
-      order of ``A``'s blocks);
-    * ``_ratio (n,)``: the factor on each element's memory force (water density ratio);
-    * ``nb_states = nz``.
+    Returns
+    -------
+    pairs : (ne, 2) int
+        ``(i, j)`` of each convolved entry.
+    tables : list of ndarray
+        Per entry, ``K(p delta / 2)``, ``p = 0, 1, ...`` up to the time after which it
+        stays below 0.1 % of its peak (at most ``2 pi / min(d_omega)``, the longest
+        memory the data resolve).
     """
-
-    A: Array
-    B: Array
-    C: Array
-    units: list[tuple[list[int], RadiationStateSpace]]
-    _ratio: Array
-
-    def kernel_data(self) -> tuple[Any, ...]:
-        counts = [ss.nb_states for _, ss in self.units]
-        zstart = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        sizes = [len(members) for members, _ in self.units]
-        mstart = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        members = np.array([e for m, _ in self.units for e in m], dtype=np.int64)
-        A, B, C, ratio = (np.ascontiguousarray(m, dtype=np.float64)
-                          for m in (self.A, self.B, self.C, self._ratio))
-        # each row's nonzero columns of A, a range: A is block diagonal (one block per
-        # kernel entry), and a unit of interacting bodies has hundreds of states
-        nz = A.shape[0]
-        lo, hi = np.zeros(nz, dtype=np.int64), np.zeros(nz, dtype=np.int64)
-        for r in range(nz):
-            cols = np.flatnonzero(A[r])
-            lo[r], hi[r] = (cols[0], cols[-1] + 1) if cols.size else (r, r)
-        return (A, B, C, ratio, zstart, mstart, members, lo, hi)
-
-    def memory_force(self, ctx: ForceContext) -> Array:
-        """The convolution ``int K(t - s) u(s) ds`` per element, ``(n, 6)``."""
-        out = np.zeros((self.nb_forces, 6))
-        radiation_memory(self._data(), np.ascontiguousarray(ctx.states, dtype=float), out)
-        return out
-
-
-@helper
-def element_memory(data: tuple[Any, ...], states: Array, u: int, i: int, out: Array) -> None:
-    """The memory force ``ratio C z`` of element ``i`` of unit ``u`` into ``out (6,)``."""
-    C, ratio, zstart = data[2], data[3], data[4]
-    for k in range(6):
-        acc = 0.0
-        for j in range(zstart[u], zstart[u + 1]):
-            acc += C[6 * i + k, j] * states[j]
-        out[k] = acc * ratio[i]
-
-
-@kernel
-def radiation_memory(data: tuple[Any, ...], states: Array, out: Array) -> None:
-    """The memory force's convolution ``ratio C z`` of each element into ``out (n, 6)``
-    (from its unit's states)."""
-    zstart, mstart, members = data[4], data[5], data[6]
-    for u in range(len(zstart) - 1):
-        for m in range(mstart[u], mstart[u + 1]):
-            element_memory(data, states, u, members[m], out[members[m]])
-
-
-@kernel
-def radiation_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
-                       signals: Array, gravity: Array, states: Array, static: bool,
-                       force: Array, torque: Array) -> None:
-    """The radiation memory force ``-ratio C z`` at each COG (the ``-A_inf u'`` part is
-    in the mass matrix)."""
-    zstart, mstart, members = data[4], data[5], data[6]
-    gen = scratch(6)
-    for u in range(len(zstart) - 1):
-        for m in range(mstart[u], mstart[u + 1]):
-            i = members[m]
-            element_memory(data, states, u, i, gen)
-            for k in range(6):
-                gen[k] = -gen[k]
-            put_wrench(gen, force[i, 0], torque[i, 0])
-
-
-@kernel
-def radiation_state_derivative(data: tuple[Any, ...], frames: tuple[NodeFrames, ...],
-                               t: float, signals: Array, states: Array, out: Array) -> None:
-    """``z' = A z + B xi'``, each unit's block fed by its elements' body velocities."""
-    A, B, zstart, mstart, members = data[0], data[1], data[4], data[5], data[6]
-    lo, hi = data[7], data[8]
-    f = frames[0]
-    for u in range(len(zstart) - 1):
-        for r in range(zstart[u], zstart[u + 1]):
-            acc = 0.0
-            for j in range(lo[r], hi[r]):  # (A's other entries of the row are zero)
-                acc += A[r, j] * states[j]
-            feed = 0.0
-            for m in range(mstart[u], mstart[u + 1]):
-                i = members[m]
-                for k in range(3):
-                    feed += B[r, 6 * i + k] * f.v[i, k]
-                for k in range(3):
-                    feed += B[r, 6 * i + 3 + k] * f.w[i, k]
-            out[r] = acc + feed
-
-
-RadiationMemory.kernels = ForceKernels(radiation_evaluate, radiation_state_derivative)
+    w = np.asarray(omega, dtype=float)
+    b = np.asarray(damping, dtype=float)
+    half = 0.5 * float(delta)
+    horizon = 2 * np.pi / float(np.min(np.diff(w))) if w.size > 1 else 100.0
+    t = np.arange(int(np.ceil(horizon / half)) + 1) * half
+    with one_blas_thread():
+        kernel = radiation_kernel(w, b, t)
+    pick = _significant(kernel, threshold)
+    if entries is not None:
+        pick &= np.asarray(entries, dtype=bool)
+    pairs = np.argwhere(pick)
+    tables = []
+    for i, j in pairs:
+        end = _decay_time(t, kernel[:, i, j][:, None], 1e-3)
+        stop = int(np.ceil(end / delta)) * 2 + 1  # (whole grid steps)
+        tables.append(np.ascontiguousarray(kernel[:stop, i, j]))
+    return pairs.reshape(-1, 2), tables
