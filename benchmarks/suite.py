@@ -332,6 +332,32 @@ def wave_loads(quick: bool, names: tuple[str, ...] = WAVE_CASES) -> None:
               f"(without a span, no records: {rec['without']:.2f} s)", flush=True)
 
 
+#: The cases :func:`radiation_methods` times, with their radiation forces.
+RADIATION_CASES = {"point_absorber": ("radiation",),
+                   "rm3": ("float_radiation", "spar_radiation")}
+
+
+def radiation_methods(quick: bool, names: tuple[str, ...] = tuple(RADIATION_CASES)) -> None:
+    """The radiation memory's two methods (``state_space``, the default, and
+    ``convolution``) on the point absorber and RM3 (cases/point_absorber.yaml,
+    cases/rm3.yaml at their own dt), as ``frylinks run`` runs them over 3 hours
+    (extrapolated from 1800 s; --quick: 120 s)."""
+    import warnings
+
+    cases = HERE.parent / "cases"
+    seconds = 120.0 if quick else 1800.0
+    for name in names:
+        case = cases / f"{name}.yaml"
+        for method in ("state_space", "convolution"):
+            overrides = {f"forces.{f}.method": method for f in RADIATION_CASES[name]}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # (the data's grid checks, the notes)
+                r = frylinks_case_run(case, seconds, None, overrides)
+            print(f"{name} (cases/{name}.yaml, radiation method: {method}, its dt = "
+                  f"{case_dt(case):g}, {seconds:g} s simulated): {r['wall']:.1f} s wall -> "
+                  f"3 hours in {r['hours']:.1f} s wall; {r['status']}", flush=True)
+
+
 #: The JONSWAP sea of cases/point_absorber.yaml, for the nonlinear heaving sphere.
 JONSWAP = {"type": "irregular", "spectrum": "jonswap", "hs": 2.0, "tp": 8.0, "gamma": 3.3,
            "nb_frequencies": 150, "seed": 7, "heading_deg": 0, "ramp": 20.0}
@@ -515,6 +541,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="only the sea states with wave-load records: the moored buoy "
                              "with slow drift and the point absorber over 3 hours "
                              "(extrapolated from 600 and 1800 s; --quick: 60 and 300 s)")
+    parser.add_argument("--radiation", action="store_true",
+                        help="only the radiation memory's two methods, state space and "
+                             "convolution, on the point absorber and RM3 over 3 hours "
+                             "(extrapolated from 1800 s; --quick: 120 s)")
+    parser.add_argument("--radiation-cases", nargs="+", default=list(RADIATION_CASES),
+                        choices=list(RADIATION_CASES),
+                        help="the cases of the radiation methods (default: all)")
     parser.add_argument("--chains", type=int, nargs="+", default=[1, 10, 100, 1000])
     parser.add_argument("--large-seconds", type=float, default=None,
                         help="simulated seconds of chains with N >= 1000 (default 0.1, "
@@ -528,6 +561,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.wave_loads:
         wave_loads(args.quick, tuple(args.wave_cases))
+        return 0
+    if args.radiation:
+        radiation_methods(args.quick, tuple(args.radiation_cases))
         return 0
     single = 2.0 if args.quick else 10.0
     buoy = args.buoy_seconds or (5.0 if args.quick else 20.0)
@@ -596,6 +632,8 @@ def main(argv: list[str] | None = None) -> int:
           f"the start -> 3 hours in {r['hours']:.0f} s wall (target < 60 s); {r['status']}")
     print()
     wave_loads(args.quick, tuple(args.wave_cases))
+    print()
+    radiation_methods(args.quick, tuple(args.radiation_cases))
     from frylinks.kernel_cache import cache_dir
 
     r = start_up(kernels=cache_dir() if args.quick else None)

@@ -16,11 +16,13 @@ def test_suite_runs_and_reports_every_model(capsys: pytest.CaptureFixture[str]) 
                        "--buoy-seconds", "0.2",
                        # (the point absorber's kind is test_compiled's; the OC4 semi's
                        # and the drifting buoy's would be compiled for this test alone)
-                       "--wave-cases", "point_absorber"]) == 0
+                       "--wave-cases", "point_absorber",
+                       "--radiation-cases", "point_absorber"]) == 0
     out = capsys.readouterr().out
     for model in ("pendulum on a revolute link", "spring-damper", "N = 1 ", "N = 10 ",
                   "cost per generalized-alpha step", "moored heaving buoy",
                   "point_absorber (cases/point_absorber.yaml", "its records precomputed",
+                  "radiation method: state_space", "radiation method: convolution",
                   "start-up, each in a new process"):
         assert model in out, model
     # the implicit pendulum meets the exact solution as a second-order scheme should

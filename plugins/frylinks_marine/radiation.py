@@ -683,11 +683,12 @@ def _realise(h: Array, dt: float, tol: float, max_order: int, target: Array, pha
         a_c = (vec * (np.log(lam_d) / dt)) @ inv_vec
         if np.abs(a_c.imag).max() > 1e-8 * max(np.abs(a_c.real).max(), 1e-300):
             continue
-        # the fit's transform by the same trapezoidal rule as the target's, over all
-        # its samples (sum_k lam^k x^k = 1 / (1 - lam x)): its tail past the data too
+        # the fit's transform by the same trapezoidal rule as the target's, over the
+        # same samples (sum_{k<N} lam^k x^k = (1 - (lam x)^N) / (1 - lam x))
         residues = (c @ vec) * (inv_vec @ b)
         x = phase[:, None] * lam_d[None, :]
-        fitted = dt * ((1.0 / (1.0 - x) - 0.5) @ residues)
+        tail = x ** (h.size - 1)
+        fitted = dt * (((1.0 - tail * x) / (1.0 - x) - 0.5 - 0.5 * tail) @ residues)
         err = float(np.abs(fitted - target).max() / scale) if scale > 0 else float("inf")
         if best is None or err < best[3]:
             best = (a_c.real, b, c, err)
