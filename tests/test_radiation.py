@@ -8,6 +8,9 @@ frylinks' cache folder: a run here does not compile again).
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 import warnings
 from collections.abc import Callable
@@ -23,6 +26,7 @@ from frylinks_marine.radiation import cached_state_space
 
 import frylinks
 from frylinks.cli import main
+from frylinks.errors import Notice
 
 DATA = Path(__file__).parents[1] / "plugins" / "frylinks_marine" / "data"
 SPHERE = DATA / "sphere_capytaine.nc"
@@ -148,3 +152,49 @@ def test_a_missed_tolerance_names_the_body_and_the_dofs(sphere: HydroDatabase,
     assert "sphere_capytaine.nc' body 'ball'" in heave
     assert f"{ss.fit_error[2, 2]:.3g}" in heave and "above the tolerance 0.0001" in heave
     assert "up to order 4" in heave
+
+
+def test_entries_the_fit_misses_are_convolved_and_said(cache: Path, tmp_path: Path) -> None:
+    """With a tolerance no fit up to 30 states meets, the radiation force convolves the
+    entries directly: one note (not a warning) names them and their best fit error, the
+    results record each entry's method, and the memory force is the convolution's
+    (a run with method: convolution gives the same to round-off)."""
+    def build(**extra: Any) -> frylinks.System:
+        s = frylinks.System()
+        s.add_body("b", mass=2.618e5, inertia=[1e6, 1e6, 1e6], position=[0, 0, -1.9])
+        s.add_force("hs", "linear_hydrostatics", body="b", hydrodynamics=str(SPHERE),
+                    equilibrium=[0, 0, -2.0])
+        s.add_force("rad", "radiation", body="b", hydrodynamics=str(SPHERE), **extra)
+        return s
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        missed = build(fit_tolerance=1e-6).run(t_end=1.0, dt=0.05)
+    notes = [w for w in record if issubclass(w.category, Notice)]
+    assert len(notes) == 1 and not [w for w in record if not issubclass(w.category, Notice)
+                                    and "radiation" in str(w.message)]
+    text = str(notes[0].message)
+    assert "radiation of 'b'" in text and "heave-heave" in text
+    assert "convolved directly" in text and "fit_tolerance 1e-06" in text
+    entries = json.loads(missed.attrs["radiation_memory"])
+    heave = next(e for e in entries if e["row"] == "b heave" and e["column"] == "b heave")
+    assert heave["method"] == "convolution" and heave["fit_error"] > 1e-6
+    assert heave["why"] == "the fit misses fit_tolerance" and heave["kernel_length"] > 10.0
+    direct = build(method="convolution").run(t_end=1.0, dt=0.05)
+    np.testing.assert_allclose(missed.radiation_memory_force.values,
+                               direct.radiation_memory_force.values, rtol=0, atol=1e-9)
+    assert np.abs(direct.radiation_memory_force.values).max() > 1.0
+    # the command line shows it as a note
+    case = tmp_path / "ball.yaml"
+    case.write_text(f"""frylinks: 1
+bodies:
+  b: {{mass: 2.618e5, inertia: [1.0e6, 1.0e6, 1.0e6], position: [0, 0, -1.9]}}
+forces:
+  rad: {{type: radiation, body: b, hydrodynamics: {SPHERE}, fit_tolerance: 1.0e-6}}
+solver: {{t_end: 1.0, dt: 0.05}}
+""")
+    done = subprocess.run([sys.executable, "-m", "frylinks", "check", str(case)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "frylinks: note: radiation of 'b'" in done.stderr
+    assert "frylinks: warning" not in done.stderr
