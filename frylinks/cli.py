@@ -458,9 +458,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "step's points and data appended, compressed), or with --format pvd a "
                     ".pvd time collection of one .vtu file per step.")
     _window(export)
-    export.add_argument("--vtk", required=True, metavar="DIR|FILE.vtkhdf",
-                        help="folder for the files (DIR/<title>.vtkhdf or .pvd), or the "
-                             ".vtkhdf file itself")
+    export.add_argument("--vtk", required=True, metavar="DIR",
+                        help="folder for the files (DIR/<title>.vtkhdf, or .pvd and its "
+                             ".vtu files), or a FILE.vtkhdf itself")
     export.add_argument("--rate", type=_seconds, metavar="HZ",
                         help="time steps per simulated second, at most (default: every "
                              "sample)")

@@ -171,7 +171,7 @@ def test_precision(tmp_path: Path) -> None:
     with h5py.File(rounded.path) as f:
         assert "rounded to 0.000977" in f.attrs["precision"]
     for bad in (0.0, -1.0, float("nan")):
-        with pytest.raises(SceneError, match="--precision .*: expected a length > 0 in m"):
+        with pytest.raises(SceneError, match=r"--precision .*: expected a length > 0 in m"):
             export_vtk(moving_box(), tmp_path, precision=bad)
     with pytest.raises(SceneError, match="--precision applies to the VTKHDF format only"):
         export_vtk(moving_box(), tmp_path, format="pvd", precision=1e-3)
