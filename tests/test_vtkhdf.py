@@ -98,8 +98,10 @@ def test_by_the_specification(tmp_path: Path) -> None:
         np.testing.assert_array_equal(read["velocity [m s-1]"], velocity[0])
         np.testing.assert_array_equal(read["elevation [m]"], elevation[0])
         series = layout.cell_series(frames)
+        by_block = layout.cell_data(frames, 0)  # what the .vtu files hold
         for name, values in series.items():
             np.testing.assert_array_equal(read[name], values[0])
+            np.testing.assert_array_equal(values[0], np.concatenate(by_block[name]))
         assert set(read["kind"]) == {KIND["body"], KIND["node"], KIND["link"],
                                      KIND["surface"]}
         assert np.nanmax(read["link power [W]"]) == pytest.approx(5.0)
@@ -185,3 +187,29 @@ def test_window(tmp_path: Path) -> None:
     done = export_vtk(moving_box(), tmp_path, start=2.0, end=3.0)
     with h5py.File(done.path) as f:
         np.testing.assert_allclose(f["VTKHDF/Steps/Values"][:], [2.0, 2.5, 3.0])
+
+
+def test_read_by_vtk(tmp_path: Path) -> None:
+    """VTK's own reader (vtkHDFReader), where the vtk package is installed (it is not a
+    dependency: 565 MB): its steps, times, points and arrays are the ones written."""
+    vtk = pytest.importorskip("vtk")
+    from vtk.util.numpy_support import vtk_to_numpy
+
+    done = export_vtk(box_at_sea(), tmp_path / "box.vtkhdf", rate=1.0)
+    reader = vtk.vtkHDFReader()
+    reader.SetFileName(str(done.path))
+    reader.UpdateInformation()
+    assert reader.GetNumberOfSteps() == done.nb_steps
+    for k in (0, 3, 5):
+        reader.SetStep(k)
+        reader.Update()
+        grid = reader.GetOutput()
+        read = step(done.path, k)
+        assert reader.GetTimeValue() == read["time"]
+        np.testing.assert_array_equal(vtk_to_numpy(grid.GetPoints().GetData()), read["points"])
+        for name in ("velocity [m s-1]", "elevation [m]"):
+            np.testing.assert_array_equal(
+                vtk_to_numpy(grid.GetPointData().GetArray(name)), read[name])
+        for name in ("kind", "link power [W]"):
+            np.testing.assert_array_equal(
+                vtk_to_numpy(grid.GetCellData().GetArray(name)), read[name])

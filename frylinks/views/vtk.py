@@ -66,7 +66,8 @@ class Export:
 
     @property
     def pvd(self) -> Path:
-        """The file written (the name of the days of the ``.pvd`` export)."""
+        """The file written: ``path`` under its name from when the export wrote a
+        ``.pvd`` only."""
         return self.path
 
 
