@@ -470,7 +470,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--precision", type=_positive_float, metavar="METRES",
                         help="lossy, vtkhdf only: round the points, elevation and velocity "
                              "(m s-1) to a power of two at most this (error at most half "
-                             "of it), for a file about half as large; e.g. 1e-4 "
+                             "of it), for a smaller file (RM3: 0.6 times the size at 1e-4) "
                              "(default: float32 as computed)")
     export.set_defaults(func=_export)
     return parser

@@ -17,7 +17,8 @@ Beyond the points and the data that change, only ``Steps`` grows (a few integers
 The growing datasets are chunked a few steps at a time and compressed losslessly (gzip
 after HDF5's byte shuffle, which every HDF5 library reads): float coordinates of a mesh
 shrink to about 40 % of their size. :func:`quantised` rounds values to a power of two
-first, for files several times smaller at a stated precision.
+first, for smaller files at a stated precision (RM3: 0.61 times the lossless size rounded
+to 1e-4 m, 0.41 times to 1e-3 m).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def quantised(values: np.ndarray, precision: float) -> np.ndarray:
     A power of two, not ``precision`` itself: a multiple of 2^-k has its low mantissa
     bits zero in float32, which the shuffle and gzip filters then remove (rounded to
     multiples of 1e-4, RM3's points compressed no better than unrounded ones). The error
-    is at most half the step: ``precision / 2``.
+    is at most half that power of two, so at most ``precision / 2``.
     """
     step = 2.0 ** math.floor(math.log2(precision))
     return (np.round(np.asarray(values, dtype=float) / step) * step).astype(np.float32)
