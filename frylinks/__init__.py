@@ -123,15 +123,16 @@ def animate(ds: xr.Dataset, output: str | Path | None = None, **options: Any) ->
     return _animate(ds, output, **options)
 
 
-def export_vtk(ds: xr.Dataset, directory: str | Path, **options: Any) -> Any:
-    """Write ParaView files of a results Dataset (``frylinks export --vtk DIR``).
+def export_vtk(ds: xr.Dataset, target: str | Path, **options: Any) -> Any:
+    """Write ParaView files of a results Dataset (``frylinks export --vtk DIR``): one
+    VTKHDF file ``DIR/<title>.vtkhdf`` (or ``target`` itself, a ``.vtkhdf`` file).
 
     See :func:`frylinks.views.vtk.export_vtk` for the options (``start``, ``end``,
-    ``rate``) and what the files hold.
+    ``rate``, ``format``, ``precision``) and what the files hold.
     """
     from frylinks.views.vtk import export_vtk as _export
 
-    return _export(ds, directory, **options)
+    return _export(ds, target, **options)
 
 
 def statistics(results: xr.Dataset | str | Path, variable: str,

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import h5py
 import meshio
 import numpy as np
 import pytest
@@ -106,7 +107,13 @@ def test_command_line(tmp_path: Path) -> None:
     done = frylinks_cmd("export", str(out), "--vtk", str(tmp_path / "vtk"))
     assert done.returncode == 0, done.stderr
     assert "5 time steps" in done.stdout
+    assert (tmp_path / "vtk" / "box-pendulum.vtkhdf").is_file()
+    done = frylinks_cmd("export", str(out), "--vtk", str(tmp_path / "vtk"), "--format", "pvd")
+    assert done.returncode == 0, done.stderr
     assert (tmp_path / "vtk" / "box-pendulum.pvd").is_file()
+    done = frylinks_cmd("export", str(out), "--vtk", str(tmp_path / "p.vtkhdf"),
+                        "--precision", "0")
+    assert done.returncode == 2 and "--precision: expected a number > 0" in done.stderr
 
 
 @pytest.mark.parametrize(("geometry", "expected"), [
@@ -183,6 +190,12 @@ def test_a_results_file_moved_with_its_mesh_keeps_its_geometry(tmp_path: Path) -
         assert spec["bodies"]["bob"]["mesh"] == str(Path("..") / "meshes" / "hull.stl")
         scene = Scene(ds)
         assert len(scene.meshes["bob"].points) == 4
+        # and the export draws it too: its 4 points in the VTKHDF file
+        from frylinks.views.vtk import export_vtk
+
+        done = export_vtk(ds, tmp_path / "moved.vtkhdf")
+        with h5py.File(done.path) as f:
+            assert f["VTKHDF/CellData/kind"][:].tolist().count(0) == 4  # its 4 faces
 
 
 def test_frames_drawn_in_parallel_are_the_same_video(tmp_path: Path) -> None:

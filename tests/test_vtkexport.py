@@ -1,4 +1,5 @@
-"""ParaView export: the files read back with meshio hold the poses, steps and arrays."""
+"""ParaView export as a .pvd series (``format="pvd"``): the files read back with meshio hold
+the poses, steps and arrays (tests/test_vtkhdf.py checks the VTKHDF file)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from tests.visual import BOX, SPEED, SPIN, moving_box
 
 def test_steps_points_and_arrays(tmp_path: Path) -> None:
     ds = moving_box()
-    done = export_vtk(ds, tmp_path / "vtk", rate=1.0)
-    steps = read_pvd(done.pvd)
+    done = export_vtk(ds, tmp_path / "vtk", rate=1.0, format="pvd")
+    steps = read_pvd(done.path)
     # 0 to 5 s at most one step per second: 6 of the 11 samples
     assert done.nb_steps == len(steps) == 6
     assert [t for t, _ in steps] == pytest.approx([0.0, 1.0, 2.0, 3.0, 4.0, 5.0])
@@ -46,7 +47,7 @@ def test_steps_points_and_arrays(tmp_path: Path) -> None:
 
 
 def test_window(tmp_path: Path) -> None:
-    done = export_vtk(moving_box(), tmp_path, start=2.0, end=3.0)
+    done = export_vtk(moving_box(), tmp_path, start=2.0, end=3.0, format="pvd")
     assert [t for t, _ in read_pvd(done.pvd)] == pytest.approx([2.0, 2.5, 3.0])
     with pytest.raises(SceneError, match=r"no samples in \[9, 10\] s"):
         export_vtk(moving_box(), tmp_path, start=9.0, end=10.0)

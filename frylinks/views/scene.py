@@ -110,6 +110,7 @@ class Scene:
             except SceneError as exc:
                 raise SceneError(f"{source}: bodies.{name}.geometry.mesh: {exc}") from None
         self._environment = self._sea()
+        self._centre: Array | None = None
         # node frames: long enough to see, not longer than the hulls they sit on
         reaches = [float(np.abs(body_mesh(self.spec["bodies"][n], 0.0).points).max())
                    for n in self.body_names if self.spec["bodies"].get(n)]
@@ -361,8 +362,7 @@ class Scene:
     def _surface(self, out: Frames) -> None:
         if self._environment is None:
             return
-        centre = np.mean([b.reshape(-1, 3).mean(axis=0) for b in out.bodies.values()]
-                         or [np.zeros(3)], axis=0)
+        centre = self._sea_centre()
         half = 0.75 * self.size
         x = np.linspace(centre[0] - half, centre[0] + half, SURFACE_POINTS)
         y = np.linspace(centre[1] - half, centre[1] + half, SURFACE_POINTS)
@@ -371,6 +371,21 @@ class Scene:
         out.surface = np.stack([self._environment.waves.elevation(xy, float(t)).reshape(gx.shape)
                                 for t in out.time])
         out.surface_x, out.surface_y = x, y
+
+    def _sea_centre(self) -> Array:
+        """Centre of the free surface's grid: the middle of the bodies' meshes at the
+        results' first sample. The same for every call of :meth:`frames` (it was the
+        middle over the times asked for, so the grid moved from one chunk of an export
+        or animation to the next, and no two chunks' points agreed)."""
+        if self._centre is None:
+            first = self.ds.isel(time=0)
+            pos = np.asarray(first["body_position"].values, dtype=float).reshape(-1, 3)
+            rot = quat_to_matrix(np.asarray(first["body_orientation"].values,
+                                            dtype=float).reshape(-1, 4))
+            middles = [rot[i] @ self.meshes[name].points.mean(axis=0) + pos[i]
+                       for i, name in enumerate(self.body_names)]
+            self._centre = np.mean(middles or [np.zeros(3)], axis=0)
+        return self._centre
 
 
 def _vertex(dx: float, dz: float, a: float) -> float:

@@ -1,5 +1,7 @@
-"""ParaView files of a results Dataset: a ``.pvd`` time collection of ``.vtu`` files
-(``frylinks export OUT.nc --vtk DIR``).
+"""ParaView files of a results Dataset (``frylinks export OUT.nc --vtk DIR``): one
+VTKHDF file whose cells are written once and whose points and data are appended step by
+step (:mod:`frylinks.views.vtkhdf`), or a ``.pvd`` time collection of ``.vtu`` files
+(``--format pvd``), each repeating the cells.
 
 Each time step is one unstructured grid holding the whole scene (:mod:`frylinks.views.scene`):
 the bodies' surfaces, each node's frame as three short lines, the links and force lines,
@@ -10,22 +12,26 @@ power [W]``, or the point data ``velocity [m s-1]`` (rigid-body velocity of each
 point) and ``elevation [m]`` (the free surface). Array names carry their units in
 brackets, as ParaView shows them. NaN marks where a quantity does not apply.
 
-meshio writes the ``.vtu`` files; the ``.pvd`` index is a three-element XML file written
-with :mod:`xml.etree.ElementTree`. The connectivity is the same at every step: it is built
-once, and the points and data of many steps are computed together (numpy over time).
+h5py writes the VTKHDF file. meshio writes the ``.vtu`` files; the ``.pvd`` index is a
+three-element XML file written with :mod:`xml.etree.ElementTree`. The connectivity is the
+same at every step: it is built once, and the points and data of many steps are computed
+together (numpy over time), a chunk of steps at a time (bounded memory).
 """
 
 from __future__ import annotations
 
+import sys
 import time as clock
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from frylinks.version import __version__
 from frylinks.views.scene import Frames, Scene, SceneError
+from frylinks.views.vtkhdf import VTK_LINE, VTK_QUAD, TemporalGridWriter, quantised
 
 if TYPE_CHECKING:
     import xarray as xr
@@ -33,16 +39,36 @@ if TYPE_CHECKING:
 #: Steps computed together (bounds memory: a 10 000-point scene holds 24 MB of them).
 CHUNK = 100
 KIND = {"body": 0, "node": 1, "link": 2, "force": 3, "surface": 4}
+#: What ``export_vtk(format=...)`` writes.
+FORMATS = ("vtkhdf", "pvd")
+#: File name endings taken for a VTKHDF file (else the target is a folder).
+VTKHDF_SUFFIXES = (".vtkhdf", ".hdf")
 
 
 @dataclass
 class Export:
-    """What :func:`export_vtk` wrote: the ``.pvd`` file, the number of steps, the wall
-    time [s]."""
+    """What :func:`export_vtk` wrote.
 
-    pvd: Path
+    Attributes
+    ----------
+    path : the ``.vtkhdf`` file, or the ``.pvd`` collection
+    nb_steps : time steps
+    seconds : wall time [s]
+    nb_points : points a step
+    nbytes : bytes written (all the ``.vtu`` files with the ``.pvd``)
+    """
+
+    path: Path
     nb_steps: int
     seconds: float
+    nb_points: int = 0
+    nbytes: int = 0
+
+    @property
+    def pvd(self) -> Path:
+        """The file written: ``path`` under its name from when the export wrote a
+        ``.pvd`` only."""
+        return self.path
 
 
 class _Layout:
@@ -118,6 +144,39 @@ class _Layout:
                 "tension [N]": [a.astype(np.float32) for a in tension],
                 "link power [W]": [a.astype(np.float32) for a in power]}
 
+    def cell_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The cells in VTK's layout: connectivity, offsets (nb_cells + 1), types."""
+        connectivity, types = [], []
+        for kind, block in self.cells:
+            connectivity.append(block.ravel())
+            types.append(np.full(len(block), VTK_QUAD if kind == "quad" else VTK_LINE))
+        sizes = np.concatenate([np.full(len(b), b.shape[1]) for _, b in self.cells])
+        return (np.concatenate(connectivity), np.concatenate([[0], np.cumsum(sizes)]),
+                np.concatenate(types))
+
+    def cell_series(self, frames: Frames) -> dict[str, np.ndarray]:
+        """The cell data of every step of ``frames``, name -> (nt, nb_cells), the cells
+        in the order of :meth:`cell_arrays` (:meth:`cell_data` for one step, by block)."""
+        nt = len(frames.time)
+        kinds = np.concatenate(self.quad_kind + self.line_kind)
+        nb_quads = sum(len(q) for q in self.quad_kind)
+        body = np.full(len(kinds), -1, dtype=np.int32)
+        if self.quad_body:
+            body[:nb_quads] = np.concatenate(self.quad_body)
+        tension = np.full((nt, len(kinds)), np.nan, dtype=np.float32)
+        power = np.full((nt, len(kinds)), np.nan, dtype=np.float32)
+        start = nb_quads + 3 * len(self.node_names)
+        for kind, name, count in self.line_owner:
+            source = frames.force_tension if kind == "force" else frames.link_power
+            value = source.get(name)
+            if value is not None:
+                (tension if kind == "force" else power)[:, start:start + count] = \
+                    np.asarray(value, dtype=float)[:, None]
+            start += count
+        return {"kind": np.broadcast_to(kinds.astype(np.int32), (nt, len(kinds))),
+                "body": np.broadcast_to(body, (nt, len(kinds))),
+                "tension [N]": tension, "link power [W]": power}
+
     def points(self, frames: Frames) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Points, velocity and elevation of every step of ``frames``: (nt, n, 3),
         (nt, n, 3), (nt, n)."""
@@ -153,19 +212,22 @@ class _Layout:
         return pts, vel, eta
 
 
-def export_vtk(ds: xr.Dataset, directory: str | Path, *, start: float | None = None,
+def export_vtk(ds: xr.Dataset, target: str | Path, *, start: float | None = None,
                end: float | None = None, rate: float | None = None,
-               source: str = "the results", name: str | None = None) -> Export:
-    """Write ParaView files of a results Dataset: ``DIR/NAME.pvd`` and one ``.vtu`` per
-    time step (module doc for the arrays).
+               source: str = "the results", name: str | None = None,
+               format: str = "vtkhdf", precision: float | None = None,
+               progress: bool = False) -> Export:
+    """Write ParaView files of a results Dataset (module doc for the arrays): one VTKHDF
+    file, or a ``.pvd`` collection of one ``.vtu`` file per time step.
 
     Parameters
     ----------
     ds
         Results of one run (select one case of a sweep first); best opened lazily, only
         the exported samples are read.
-    directory
-        Folder for the files, created if needed.
+    target
+        A folder (created if needed) for ``NAME.vtkhdf`` or ``NAME.pvd`` and its ``.vtu``
+        files; or, for VTKHDF, the file itself (``.vtkhdf`` or ``.hdf``).
     start, end
         Window [s] (default: the whole run).
     rate
@@ -175,32 +237,118 @@ def export_vtk(ds: xr.Dataset, directory: str | Path, *, start: float | None = N
         Name of the results file, for messages.
     name
         Stem of the files (default: the results' ``title``).
+    format
+        ``"vtkhdf"`` (default): the cells once, each step's points and data appended,
+        compressed; ``"pvd"``: every step a whole ``.vtu`` file, uncompressed.
+    precision
+        VTKHDF only, lossy: the points, the velocity and the elevation rounded to a
+        multiple of the largest power of two not above ``precision`` (in m, and m s-1
+        for the velocity; the error is at most half of it), which compresses them several
+        times better. Default: float32 as computed.
+    progress
+        Show a progress bar (steps, rate and ETA) on a terminal.
 
     Returns
     -------
     Export
-        The ``.pvd`` path, the number of steps and the wall time.
+        The file written, the number of steps and points, its size and the wall time.
 
     Raises
     ------
     SceneError
-        For a Dataset that is not frylinks results, a missing mesh file, an empty window.
+        For a Dataset that is not frylinks results, a missing mesh file, an empty window,
+        an unknown format, a precision that is not a positive number.
     """
-    import meshio
-
     begin = clock.perf_counter()
+    if format not in FORMATS:
+        raise SceneError(f"unknown VTK format {format!r}; known: {', '.join(FORMATS)}")
+    if precision is not None:
+        if format != "vtkhdf":
+            raise SceneError("--precision applies to the VTKHDF format only")
+        if not (np.isfinite(precision) and precision > 0):
+            raise SceneError(f"--precision {precision!r}: expected a length > 0 in m")
     scene = Scene(ds, source)
     index = scene.times(start, end, rate)
-    folder = Path(directory)
+    stem = name or _safe(str(ds.attrs.get("title", "frylinks")))
+    target = Path(target)
+    if target.suffix.lower() in VTKHDF_SUFFIXES:
+        if format != "vtkhdf":
+            raise SceneError(f"'{target}': a {format} export goes to a folder")
+        folder, file = target.parent, target
+    else:
+        folder = target
+        file = folder / f"{stem}.{format}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SceneError(f"cannot create '{folder}': {exc.strerror or exc}") from None
-    stem = name or _safe(str(ds.attrs.get("title", "frylinks")))
+    bar = _progress(progress, len(index))
+    try:
+        if format == "pvd":
+            count, nb_points, nbytes = _write_pvd(scene, index, folder, stem, bar)
+        else:
+            count, nb_points = _write_vtkhdf(scene, index, file, source, precision, bar)
+            nbytes = file.stat().st_size
+    finally:
+        if bar is not None:
+            bar.close()
+    return Export(file, count, clock.perf_counter() - begin, nb_points, nbytes)
+
+
+def _progress(enabled: bool, total: int) -> Any:
+    """A progress bar over ``total`` steps on a terminal's stderr, else None."""
+    if not enabled or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="step", desc="export")
+
+
+def _write_vtkhdf(scene: Scene, index: np.ndarray, file: Path, source: str,
+                  precision: float | None, bar: Any) -> tuple[int, int]:
+    """Write the steps ``index`` of ``scene`` to the VTKHDF ``file``: (steps, points)."""
+    writer: TemporalGridWriter | None = None
+    nb_points = 0
+    try:
+        for first in range(0, len(index), CHUNK):
+            frames = scene.frames(index[first:first + CHUNK])
+            if writer is None:
+                layout = _Layout(frames)
+                nb_points = layout.nb_points
+                attrs = {"frylinks_version": __version__,
+                         "source": source.strip("'"),
+                         "title": str(scene.ds.attrs.get("title", "")),
+                         "precision": "float32" if precision is None else
+                         f"rounded to {2.0 ** np.floor(np.log2(precision)):.3g} "
+                         "(points, elevation [m], velocity [m s-1])"}
+                try:
+                    writer = TemporalGridWriter(file, *layout.cell_arrays(), layout.nb_points,
+                                                attrs=attrs)
+                except OSError as exc:
+                    raise SceneError(f"cannot write '{file}': {exc}") from None
+            pts, vel, eta = layout.points(frames)
+            if precision is not None:
+                pts, vel, eta = (quantised(a, precision) for a in (pts, vel, eta))
+            writer.append(frames.time, pts,
+                          point_data={"velocity [m s-1]": vel, "elevation [m]": eta},
+                          cell_data=layout.cell_series(frames))
+            if bar is not None:
+                bar.update(len(frames.time))
+    finally:
+        if writer is not None:
+            writer.close()
+    return (writer.nb_steps if writer is not None else 0), nb_points
+
+
+def _write_pvd(scene: Scene, index: np.ndarray, folder: Path, stem: str,
+               bar: Any) -> tuple[int, int, int]:
+    """Write ``folder/stem.pvd`` and a ``.vtu`` file a step: (steps, points, bytes)."""
+    import meshio
+
     collection = ET.Element("VTKFile", type="Collection", version="0.1")
     steps = ET.SubElement(collection, "Collection")
     layout: _Layout | None = None
-    count = 0
+    count = nbytes = 0
     for first in range(0, len(index), CHUNK):
         frames = scene.frames(index[first:first + CHUNK])
         layout = layout or _Layout(frames)
@@ -212,11 +360,14 @@ def export_vtk(ds: xr.Dataset, directory: str | Path, *, start: float | None = N
                                cell_data=layout.cell_data(frames, k))
             # uncompressed: zlib made each step 7 times slower for half the size
             meshio.vtu.write(folder / file, mesh, binary=True, compression=None)
+            nbytes += (folder / file).stat().st_size
             ET.SubElement(steps, "DataSet", timestep=repr(float(t)), part="0", file=file)
             count += 1
+        if bar is not None:
+            bar.update(len(frames.time))
     pvd = folder / f"{stem}.pvd"
     ET.ElementTree(collection).write(pvd, xml_declaration=True, encoding="utf-8")
-    return Export(pvd, count, clock.perf_counter() - begin)
+    return count, layout.nb_points if layout else 0, nbytes + pvd.stat().st_size
 
 
 def _safe(text: str) -> str:
@@ -231,4 +382,4 @@ def read_pvd(pvd: str | Path) -> list[tuple[float, Path]]:
             for d in root.iter("DataSet")]
 
 
-__all__ = ["Export", "export_vtk", "read_pvd"]
+__all__ = ["FORMATS", "KIND", "Export", "export_vtk", "read_pvd"]
