@@ -112,8 +112,8 @@ def test_command_line(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "vtk" / "box-pendulum.pvd").is_file()
     done = frylinks_cmd("export", str(out), "--vtk", str(tmp_path / "p.vtkhdf"),
-                        "--precision", "0")
-    assert done.returncode == 2 and "--precision: expected a number > 0" in done.stderr
+                        "--precision", "-1")
+    assert done.returncode == 2 and "--precision: expected a number >= 0" in done.stderr
 
 
 @pytest.mark.parametrize(("geometry", "expected"), [

@@ -51,7 +51,7 @@ def step(file: Path, k: int) -> dict[str, np.ndarray]:
 
 def test_by_the_specification(tmp_path: Path) -> None:
     ds = box_at_sea()
-    done = export_vtk(ds, tmp_path / "vtk", rate=1.0)
+    done = export_vtk(ds, tmp_path / "vtk", rate=1.0, precision=0)
     assert done.path == tmp_path / "vtk" / "moving-box.vtkhdf"
     with h5py.File(done.path) as f:
         g = f["VTKHDF"]
@@ -158,7 +158,7 @@ def test_grows_by_the_changing_data_alone(tmp_path: Path) -> None:
 
 
 def test_precision(tmp_path: Path) -> None:
-    exact = export_vtk(box_at_sea(), tmp_path / "exact.vtkhdf")
+    exact = export_vtk(box_at_sea(), tmp_path / "exact.vtkhdf", precision=0)
     rounded = export_vtk(box_at_sea(), tmp_path / "rounded.vtkhdf", precision=1e-3)
     for k in (0, 7):
         a, b = step(exact.path, k), step(rounded.path, k)
@@ -172,8 +172,16 @@ def test_precision(tmp_path: Path) -> None:
                           np.array([102, -3789, np.nan]) / 1024, equal_nan=True)
     with h5py.File(rounded.path) as f:
         assert "rounded to 0.000977" in f.attrs["precision"]
-    for bad in (0.0, -1.0, float("nan")):
-        with pytest.raises(SceneError, match=r"--precision .*: expected a length > 0 in m"):
+    # by default 1e-4 (2^-14 m: 0.031 mm at most); 0 is float32 as computed
+    default = export_vtk(box_at_sea(), tmp_path / "default.vtkhdf")
+    a, b = step(exact.path, 7), step(default.path, 7)
+    error = np.nanmax(np.abs(a["points"] - b["points"]))
+    assert 0.0 < error <= 2.0 ** -14 / 2 * 1.0001
+    with h5py.File(default.path) as f, h5py.File(exact.path) as g:
+        assert "rounded to 6.1e-05" in f.attrs["precision"]
+        assert g.attrs["precision"] == "float32"
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(SceneError, match=r"--precision .*: expected a length >= 0 in m"):
             export_vtk(moving_box(), tmp_path, precision=bad)
     with pytest.raises(SceneError, match="--precision applies to the VTKHDF format only"):
         export_vtk(moving_box(), tmp_path, format="pvd", precision=1e-3)
@@ -195,7 +203,7 @@ def test_read_by_vtk(tmp_path: Path) -> None:
     vtk = pytest.importorskip("vtk")
     from vtk.util.numpy_support import vtk_to_numpy
 
-    done = export_vtk(box_at_sea(), tmp_path / "box.vtkhdf", rate=1.0)
+    done = export_vtk(box_at_sea(), tmp_path / "box.vtkhdf", rate=1.0, precision=0)
     reader = vtk.vtkHDFReader()
     reader.SetFileName(str(done.path))
     reader.UpdateInformation()

@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 
 #: Steps computed together (bounds memory: a 10 000-point scene holds 24 MB of them).
 CHUNK = 100
+#: The default rounding of a VTKHDF export's points, velocity and elevation [m, m s-1]:
+#: to 2^-14 (0.061 mm; an error of at most 0.031 mm, far below what a picture of a
+#: marine structure shows), which takes a 3-hour RM3 export at 2 Hz from 1.39 to 0.84 GB.
+DEFAULT_PRECISION = 1e-4
 KIND = {"body": 0, "node": 1, "link": 2, "force": 3, "surface": 4}
 #: What ``export_vtk(format=...)`` writes.
 FORMATS = ("vtkhdf", "pvd")
@@ -243,8 +247,10 @@ def export_vtk(ds: xr.Dataset, target: str | Path, *, start: float | None = None
     precision
         VTKHDF only, lossy: the points, the velocity and the elevation rounded to a
         multiple of the largest power of two not above ``precision`` (in m, and m s-1
-        for the velocity; the error is at most half of it), which compresses them several
-        times better. Default: float32 as computed.
+        for the velocity; the error is at most half of it), which compresses them
+        nearly twice better. Default :data:`DEFAULT_PRECISION` (1e-4: an error of at
+        most 0.031 mm, what a 3-hour RM3 export at 2 Hz needs to stay under 1 GB); 0:
+        float32 as computed (lossless).
     progress
         Show a progress bar (steps, rate and ETA) on a terminal.
 
@@ -257,7 +263,7 @@ def export_vtk(ds: xr.Dataset, target: str | Path, *, start: float | None = None
     ------
     SceneError
         For a Dataset that is not frylinks results, a missing mesh file, an empty window,
-        an unknown format, a precision that is not a positive number.
+        an unknown format, a precision that is not a number >= 0.
     """
     begin = clock.perf_counter()
     if format not in FORMATS:
@@ -265,8 +271,13 @@ def export_vtk(ds: xr.Dataset, target: str | Path, *, start: float | None = None
     if precision is not None:
         if format != "vtkhdf":
             raise SceneError("--precision applies to the VTKHDF format only")
-        if not (np.isfinite(precision) and precision > 0):
-            raise SceneError(f"--precision {precision!r}: expected a length > 0 in m")
+        if not (np.isfinite(precision) and precision >= 0):
+            raise SceneError(f"--precision {precision!r}: expected a length >= 0 in m "
+                             "(0: lossless)")
+    elif format == "vtkhdf":
+        precision = DEFAULT_PRECISION
+    if precision == 0:
+        precision = None  # (float32 as computed)
     scene = Scene(ds, source)
     index = scene.times(start, end, rate)
     stem = name or _safe(str(ds.attrs.get("title", "frylinks")))
