@@ -150,24 +150,44 @@ def grid_part(data: tuple[Any, ...], t: float, e: int) -> float:
     over the grid up to its last time."""
     cols, start, table, clock, hist, delta = (data[10], data[11], data[12], data[13],
                                               data[14], data[17][0])
-    count = int(clock[COUNT])
-    last = count - 1
+    last = int(clock[COUNT]) - 1
     x = max(2.0 * (t - (clock[ORIGIN] + last * delta)) / delta, 0.0)
     p = math.floor(x)
     s = x - p
     first, stop = start[e], start[e + 1]
     ring = hist.shape[0]
     body, dof = cols[e] // 6, cols[e] % 6
+    # the samples m = 0 .. top (newest first) the table reaches, K at 2 m + p (and + 1)
+    top = min(last, (stop - first - 2 - p) // 2) if s > 0.0 else \
+        min(last, (stop - first - 1 - p) // 2)
     acc = 0.0
-    m = 0
-    while m <= last and first + 2 * m + p < stop:
-        k = first + 2 * m + p
-        value = (1.0 - s) * table[k]
-        if s > 0.0 and k + 1 < stop:
-            value += s * table[k + 1]
-        w = 0.5 if (m == 0 or m == last) else 1.0
-        acc += w * value * hist[(last - m) % ring, body, dof]
-        m += 1
+    if top >= 0:
+        # (the ring read newest first in at most two runs, without a modulo a sample)
+        newest = last % ring
+        m = 0
+        for run in range(2):
+            slot = newest if run == 0 else ring - 1
+            count = min(top + 1 - m, slot + 1)
+            k = first + 2 * m + p
+            if s > 0.0:
+                for _ in range(count):
+                    acc += ((1.0 - s) * table[k] + s * table[k + 1]) * hist[slot, body, dof]
+                    k += 2
+                    slot -= 1
+            else:
+                for _ in range(count):
+                    acc += table[k] * hist[slot, body, dof]
+                    k += 2
+                    slot -= 1
+            m += count
+        # the trapezoid's half weights at the ends: the newest sample, the first one
+        k = first + p
+        acc -= 0.5 * ((1.0 - s) * table[k] + (s * table[k + 1] if s > 0.0 else 0.0)) \
+            * hist[newest, body, dof]
+        if top == last:
+            k = first + 2 * last + p
+            acc -= 0.5 * ((1.0 - s) * table[k] + (s * table[k + 1] if s > 0.0 else 0.0)) \
+                * hist[0 if last < ring else (newest - last) % ring, body, dof]
     return acc * delta
 
 
