@@ -410,7 +410,7 @@ class Radiation(RadiationMemory, DatasetForce):
         self._ratio = np.array([water_density(ctx, db) / db.rho for db in self._dbs])
         # the convolution's grid: the run's step, else (no run: a check, an analysis)
         # eight samples a period of the data's highest frequency
-        top = max(float(w[-1]) for _, w, _, _ in self._frequency)
+        top = max((float(w[-1]) for _, w, _, _ in self._frequency), default=1.0)
         delta = float(ctx.step) if ctx.step else np.pi / (4 * top)
         if getattr(self, "_delta", None) != delta:
             rows: list[Array] = []
