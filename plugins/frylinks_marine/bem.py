@@ -76,6 +76,7 @@ from .radiation import (
     cached_state_space,
     convolution_tables,
     dof_labels,
+    modal_form,
 )
 from .radiation_kernels import (
     RadiationMemory,
@@ -317,6 +318,10 @@ class Radiation(RadiationMemory, DatasetForce):
                     "the data)"), stacklevel=2)
             self.units[k] = (members, ss.without(convolved))
             self._convolved.append((convolved, why))
+        if not any(convolved.any() for convolved, _ in self._convolved):
+            # nothing convolved: no history to keep, so no accept at every step (its
+            # call, with the body states it needs, cost a quarter of a state-space run)
+            self.kernels = STATE_SPACE_ONLY
         self._bodies = [str(p["body"]) for p in instances]
         nz = sum(ss.nb_states for _, ss in self.units)
         # block diagonal over units: one matrix product per evaluation for all bodies
@@ -329,6 +334,7 @@ class Radiation(RadiationMemory, DatasetForce):
                 self.B[z, 6 * i: 6 * i + 6] = ss.B[:, 6 * k: 6 * k + 6]
                 self.C[6 * i: 6 * i + 6, z] = ss.C[6 * k: 6 * k + 6]
             start += ss.nb_states
+        self.A, self.B, self.C = modal_form(self.A, self.B, self.C)
         self.nb_states = int(self.A.shape[0])
         self._ratio = np.ones(n)
         #: per unit: its elements, the data's frequencies, A(w) and B(w) over their DOFs
@@ -477,7 +483,7 @@ def radiation_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: 
                       signals: Array, gravity: Array, states: Array, out: Array) -> None:
     """``radiation_memory_force`` into ``out (n, 6)``: the memory force of each element
     (:func:`~frylinks_marine.radiation_kernels.radiation_memory`)."""
-    n = len(data[3])
+    n = len(data[3]) // 6
     memory = np.empty((n, 6))
     radiation_memory(data, frames, t, states, memory)
     for i in range(n):
@@ -487,6 +493,9 @@ def radiation_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: 
 
 Radiation.kernels = ForceKernels(radiation_evaluate, radiation_state_derivative,
                                  accept=radiation_accept, outputs=radiation_outputs)
+#: The kernels of a block whose memory is all state space (no history to accept).
+STATE_SPACE_ONLY = ForceKernels(radiation_evaluate, radiation_state_derivative,
+                                outputs=radiation_outputs)
 
 
 def _convolved_entries(ss: RadiationStateSpace, params: Mapping[str, Any]

@@ -399,10 +399,7 @@ class RadiationStateSpace:
     def transfer_function(self, omega: Any) -> Array:
         """``C (i w I - A)^-1 B``, ``(nw, n, n)`` complex: ``int_0^inf K(t) exp(-i w t)
         dt``, which for an exact realisation is ``B(w) + i w (A(w) - A_inf)``."""
-        w = np.asarray(omega, dtype=float).reshape(-1)
-        eye = np.eye(self.nb_states)
-        return np.stack([self.C @ np.linalg.solve(1j * wk * eye - self.A, self.B)
-                         for wk in w])
+        return _transfer(self.A, self.B, self.C, np.asarray(omega, dtype=float).reshape(-1))
 
     def scaled(self, ratio: float) -> RadiationStateSpace:
         """The system of the kernel times ``ratio`` (another water density)."""
@@ -452,6 +449,57 @@ class RadiationStateSpace:
         return replace(self, A=self.A[np.ix_(keep, keep)], B=b[keep], C=c[:, keep],
                        fit_error=self.fit_error[pick], order=self.order[pick],
                        unstable=unstable)
+
+
+def modal_form(A: Array, B: Array, C: Array) -> tuple[Array, Array, Array]:
+    """The same system in real modal form, block by block of ``A``: each connected
+    part of ``A`` (one kernel entry's fit) turned by its eigenvectors into a diagonal of
+    real eigenvalues and 2 x 2 blocks ``[[s, w], [-w, s]]`` of complex pairs.
+
+    Why: the compiled step then reads at most two entries of ``A`` per state instead of
+    the block's whole row (a 30-state fit: 30), so the memory's cost per step grows
+    with the number of states, not with its square. A block whose eigenvectors are
+    ill-conditioned (a near-defective ``A``) is kept as it is: the transform is
+    accepted only if the block's transfer function is unchanged to ``1e-9`` of its
+    largest value at frequencies spread over its poles.
+    """
+    A, B, C = (np.array(m, dtype=float) for m in (A, B, C))
+    nz = A.shape[0]
+    if nz == 0:
+        return A, B, C
+    nb, parts = scipy.sparse.csgraph.connected_components(
+        (A != 0) | np.eye(nz, dtype=bool), directed=False)
+    for p in range(nb):
+        z = np.flatnonzero(parts == p)
+        if z.size < 2:
+            continue
+        a = A[np.ix_(z, z)]
+        lam, vec = np.linalg.eig(a)
+        if np.linalg.cond(vec) > 1e8:
+            continue
+        # complex pairs side by side (conjugate first as eig gives them), real ones alone
+        try:
+            d, t = scipy.linalg.cdf2rdf(lam, vec)
+        except ValueError:  # (a pair eig did not give side by side)
+            continue
+        if not np.all(np.isfinite(t)) or np.linalg.cond(t) > 1e8:
+            continue
+        b, c = np.linalg.solve(t, B[z]), C[:, z] @ t
+        w = np.abs(lam)
+        w = np.concatenate([w[w > 0], [0.0]])
+        before = _transfer(a, B[z], C[:, z], w)
+        after = _transfer(d, b, c, w)
+        if np.abs(after - before).max() > 1e-9 * max(np.abs(before).max(), 1e-300):
+            continue
+        A[np.ix_(z, z)] = np.where(np.abs(d) > 1e-14 * np.abs(d).max(), d, 0.0)
+        B[z], C[:, z] = b, c
+    return A, B, C
+
+
+def _transfer(A: Array, B: Array, C: Array, omega: Array) -> Array:
+    """``C (i w I - A)^-1 B`` at each ``omega``, ``(nw, ny, nu)``."""
+    eye = np.eye(A.shape[0])
+    return np.stack([C @ np.linalg.solve(1j * w * eye - A, B) for w in omega])
 
 
 def dof_labels(n: int, bodies: Sequence[str] | None = None) -> list[str]:

@@ -90,10 +90,19 @@ class RadiationMemory(ForceType):
         self.conv_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         self.conv_table = (np.concatenate(tables).astype(np.float64) if tables
                            else np.zeros(0))
-        # the ring holds every sample a kernel reaches, one more for a stage past the grid
+        # each table split by parity, K(j delta) and K((j + 1/2) delta): a grid part reads
+        # every other sample, so each read is then a contiguous run (a plain dot product)
+        halves = [part for t in tables for part in (t[0::2], t[1::2])]
+        self.conv_phase_start = np.concatenate(
+            [[0], np.cumsum([len(h) for h in halves])]).astype(np.int64)
+        self.conv_phase = (np.concatenate(halves).astype(np.float64) if halves
+                           else np.zeros(0))
+        # the ring holds every sample a kernel reaches, one more for a stage past the grid;
+        # newest first and written twice (at slot and slot + ring), so the history from
+        # any sample back is one contiguous run; DOF major, a DOF's samples side by side
         longest = max([(s - 1) // 2 for s in sizes], default=0)
         self.conv_delta = np.array([float(delta)])
-        self.conv_history = np.zeros((longest + 2, n, 6))
+        self.conv_history = np.zeros((n, 6, 2 * (longest + 2)))
         self.conv_velocity = np.zeros((n, 6))
         self.conv_clock = np.array([0.0, 0.0, 0.0])
         # the grid part of the last two evaluation times: (time, count, values...)
@@ -108,26 +117,32 @@ class RadiationMemory(ForceType):
         self.conv_cache[...] = np.nan
 
     def kernel_data(self) -> tuple[Any, ...]:
+        """The step's data: ``A``, ``B``, ``C`` packed by state (each state's nonzero
+        entries: its row of ``A`` and of ``B``, its column of ``C``; the fits are
+        sparse, in modal form two entries of ``A`` a state), the density ratio per DOF,
+        then the convolution's (indices 9 to 18, 20 and 21)."""
         if not hasattr(self, "conv_rows"):
             self.set_convolution(np.zeros(0), np.zeros(0), [], 1.0)
-        counts = [ss.nb_states for _, ss in self.units]
-        zstart = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        sizes = [len(members) for members, _ in self.units]
-        mstart = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        members = np.array([e for m, _ in self.units for e in m], dtype=np.int64)
-        A, B, C, ratio = (np.ascontiguousarray(m, dtype=np.float64)
-                          for m in (self.A, self.B, self.C, self._ratio))
-        # each row's nonzero columns of A, a range: A is block diagonal (one block per
-        # kernel entry), and a unit of interacting bodies has hundreds of states
-        nz = A.shape[0]
-        lo, hi = np.zeros(nz, dtype=np.int64), np.zeros(nz, dtype=np.int64)
-        for r in range(nz):
-            cols = np.flatnonzero(A[r])
-            lo[r], hi[r] = (cols[0], cols[-1] + 1) if cols.size else (r, r)
-        return (A, B, C, ratio, zstart, mstart, members, lo, hi,
+        a_ptr, a_idx, a_val = _packed(self.A)
+        b_ptr, b_idx, b_val = _packed(self.B)
+        c_ptr, c_idx, c_val = _packed(np.asarray(self.C).T)
+        ratio = np.repeat(np.asarray(self._ratio, dtype=np.float64), 6)
+        return (a_ptr, a_idx, a_val, ratio, b_ptr, b_idx, b_val, c_ptr, c_idx,
                 self.conv_rows, self.conv_cols, self.conv_start, self.conv_table,
                 self.conv_clock, self.conv_history, self.conv_velocity, self.conv_cache,
-                self.conv_delta, self.conv_work)
+                self.conv_delta, self.conv_work, c_val, self.conv_phase,
+                self.conv_phase_start)
+
+
+def _packed(m: Array) -> tuple[Array, Array, Array]:
+    """The rows of ``m`` by their nonzero entries (compressed sparse rows): the start
+    of each row's entries, their columns and their values."""
+    m = np.atleast_2d(np.asarray(m, dtype=np.float64))
+    rows, cols = np.nonzero(m)
+    ptr = np.zeros(m.shape[0] + 1, dtype=np.int64)
+    np.add.at(ptr, rows + 1, 1)
+    return (np.cumsum(ptr).astype(np.int64), cols.astype(np.int64),
+            np.ascontiguousarray(m[rows, cols]))
 
 
 @helper
@@ -145,49 +160,66 @@ def table_value(table: Array, first: int, stop: int, x: float) -> float:
 
 
 @helper
+def dot(a: Array, i: int, b: Array, j: int, count: int) -> float:
+    """``sum_m a[i + m] b[j + m]`` over ``m < count``, in four running sums (their
+    additions do not wait on one another: several times faster than one sum)."""
+    s0 = s1 = s2 = s3 = 0.0
+    m = 0
+    while m + 4 <= count:
+        s0 += a[i + m] * b[j + m]
+        s1 += a[i + m + 1] * b[j + m + 1]
+        s2 += a[i + m + 2] * b[j + m + 2]
+        s3 += a[i + m + 3] * b[j + m + 3]
+        m += 4
+    while m < count:
+        s0 += a[i + m] * b[j + m]
+        m += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+@helper
+def newest_slot(hist: Array, count: int) -> int:
+    """Where the history's newest of ``count`` samples is (samples go newest first,
+    backwards through the ring, each written at ``slot`` and ``slot + ring``)."""
+    ring = hist.shape[2] // 2
+    return ring - 1 - (count - 1) % ring
+
+
+@helper
 def grid_part(data: tuple[Any, ...], t: float, e: int) -> float:
     """The history's part of entry ``e``'s convolution at ``t``: the trapezoidal rule
     over the grid up to its last time."""
     cols, start, table, clock, hist, delta = (data[10], data[11], data[12], data[13],
                                               data[14], data[17][0])
+    phase, phase_start = data[20], data[21]
     last = int(clock[COUNT]) - 1
     x = max(2.0 * (t - (clock[ORIGIN] + last * delta)) / delta, 0.0)
     p = math.floor(x)
     s = x - p
     first, stop = start[e], start[e + 1]
-    ring = hist.shape[0]
     body, dof = cols[e] // 6, cols[e] % 6
     # the samples m = 0 .. top (newest first) the table reaches, K at 2 m + p (and + 1)
     top = min(last, (stop - first - 2 - p) // 2) if s > 0.0 else \
         min(last, (stop - first - 1 - p) // 2)
     acc = 0.0
     if top >= 0:
-        # (the ring read newest first in at most two runs, without a modulo a sample)
-        newest = last % ring
-        m = 0
-        for run in range(2):
-            slot = newest if run == 0 else ring - 1
-            count = min(top + 1 - m, slot + 1)
-            k = first + 2 * m + p
-            if s > 0.0:
-                for _ in range(count):
-                    acc += ((1.0 - s) * table[k] + s * table[k + 1]) * hist[slot, body, dof]
-                    k += 2
-                    slot -= 1
-            else:
-                for _ in range(count):
-                    acc += table[k] * hist[slot, body, dof]
-                    k += 2
-                    slot -= 1
-            m += count
+        run = hist[body, dof]
+        newest = newest_slot(hist, last + 1)
+        # K(2 m + p) is the parity table p % 2 at p // 2 + m (and K(2 m + p + 1) the
+        # other one, at (p + 1) // 2 + m)
+        at = phase_start[2 * e + p % 2] + p // 2
+        acc = dot(phase, at, run, newest, top + 1)
+        if s > 0.0:
+            other = phase_start[2 * e + (p + 1) % 2] + (p + 1) // 2
+            acc = (1.0 - s) * acc + s * dot(phase, other, run, newest, top + 1)
         # the trapezoid's half weights at the ends: the newest sample, the first one
         k = first + p
         acc -= 0.5 * ((1.0 - s) * table[k] + (s * table[k + 1] if s > 0.0 else 0.0)) \
-            * hist[newest, body, dof]
+            * run[newest]
         if top == last:
             k = first + 2 * last + p
             acc -= 0.5 * ((1.0 - s) * table[k] + (s * table[k + 1] if s > 0.0 else 0.0)) \
-                * hist[0 if last < ring else (newest - last) % ring, body, dof]
+                * run[newest + last]
     return acc * delta
 
 
@@ -222,8 +254,7 @@ def convolution_memory(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
         last_grid = clock[ORIGIN] + (count - 1.0) * delta
         t_a = clock[ACCEPTED]
         hist = data[14]
-        ring = hist.shape[0]
-        newest = (int(count) - 1) % ring
+        newest = newest_slot(hist, int(count))
         for e in range(ne):
             first, stop = start[e], start[e + 1]
             body, dof = cols[e] // 6, cols[e] % 6
@@ -232,7 +263,7 @@ def convolution_memory(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
             k_a = table_value(table, first, stop, max(2.0 * (t - t_a) / delta, 0.0))
             if t_a > last_grid + 1e-9 * delta:  # (the grid's last time to the accepted)
                 k_g = table_value(table, first, stop, max(2.0 * (t - last_grid) / delta, 0.0))
-                acc += 0.5 * (t_a - last_grid) * (k_g * hist[newest, body, dof]
+                acc += 0.5 * (t_a - last_grid) * (k_g * hist[body, dof, newest]
                                                   + k_a * velocity[body, dof])
             if t > t_a:
                 acc += 0.5 * (t - t_a) * (k_a * velocity[body, dof] + table[first] * u_now)
@@ -254,7 +285,7 @@ def radiation_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: f
     rows, clock, hist, velocity, delta = data[9], data[13], data[14], data[15], data[17][0]
     f = frames[0]
     n = velocity.shape[0]
-    ring = hist.shape[0]
+    ring = hist.shape[2] // 2
     if rows.shape[0] > 0:
         now = scratch(6)
         if clock[COUNT] == 0.0:
@@ -267,14 +298,15 @@ def radiation_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: f
             if g > t + 1e-9 * delta:
                 break
             s = 1.0 if (t - g <= 1e-9 * delta or t <= t_a) else (g - t_a) / (t - t_a)
-            slot = count % ring
+            slot = newest_slot(hist, count + 1)
             for i in range(n):
                 for k in range(3):
                     now[k] = f.v[i, k]
                     now[3 + k] = f.w[i, k]
                 for k in range(6):
-                    hist[slot, i, k] = now[k] if s == 1.0 else \
-                        (1.0 - s) * velocity[i, k] + s * now[k]
+                    u = now[k] if s == 1.0 else (1.0 - s) * velocity[i, k] + s * now[k]
+                    hist[i, k, slot] = u
+                    hist[i, k, slot + ring] = u
             clock[COUNT] = count + 1.0
         for i in range(n):
             for k in range(3):
@@ -288,29 +320,27 @@ def radiation_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: f
 
 
 @helper
-def element_memory(data: tuple[Any, ...], states: Array, conv: Array, u: int, i: int,
-                   out: Array) -> None:
-    """The memory force ``ratio (C z + conv)`` of element ``i`` of unit ``u`` into
-    ``out (6,)`` (``conv (6 n,)``: the convolved entries' part)."""
-    C, ratio, zstart = data[2], data[3], data[4]
-    for k in range(6):
-        acc = conv[6 * i + k]
-        for j in range(zstart[u], zstart[u + 1]):
-            acc += C[6 * i + k, j] * states[j]
-        out[k] = acc * ratio[i]
+def state_memory(data: tuple[Any, ...], states: Array, y: Array) -> None:
+    """The states' part of the memory, ``C z``, added into ``y (6 n,)``."""
+    c_ptr, c_idx, c_val = data[7], data[8], data[19]
+    for r in range(len(c_ptr) - 1):
+        z = states[r]
+        for k in range(c_ptr[r], c_ptr[r + 1]):
+            y[c_idx[k]] += c_val[k] * z
 
 
 @kernel
 def radiation_memory(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
                      states: Array, out: Array) -> None:
     """The memory force ``ratio (C z + conv)`` of each element into ``out (n, 6)``."""
-    zstart, mstart, members, conv = data[4], data[5], data[6], data[18]
-    conv[:] = 0.0
-    convolution_memory(data, frames, t, conv)
-    for u in range(len(zstart) - 1):
-        for m in range(mstart[u], mstart[u + 1]):
-            element_memory(data, states, conv, u, members[m], out[members[m]])
-    alive(conv)
+    ratio, y = data[3], data[18]
+    y[:] = 0.0
+    convolution_memory(data, frames, t, y)
+    state_memory(data, states, y)
+    for i in range(out.shape[0]):
+        for k in range(6):
+            out[i, k] = y[6 * i + k] * ratio[6 * i + k]
+    alive(y)
 
 
 @kernel
@@ -319,40 +349,32 @@ def radiation_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
                        force: Array, torque: Array) -> None:
     """The radiation memory force ``-ratio (C z + conv)`` at each COG (the ``-A_inf
     u'`` part is in the mass matrix)."""
-    zstart, mstart, members, conv = data[4], data[5], data[6], data[18]
+    ratio, y = data[3], data[18]
     gen = scratch(6)
-    conv[:] = 0.0
-    convolution_memory(data, frames, t, conv)
-    for u in range(len(zstart) - 1):
-        for m in range(mstart[u], mstart[u + 1]):
-            i = members[m]
-            element_memory(data, states, conv, u, i, gen)
-            for k in range(6):
-                gen[k] = -gen[k]
-            put_wrench(gen, force[i, 0], torque[i, 0])
-    alive(zstart)
-    alive(mstart)
-    alive(members)
-    alive(conv)
+    y[:] = 0.0
+    convolution_memory(data, frames, t, y)
+    state_memory(data, states, y)
+    for i in range(force.shape[0]):
+        for k in range(6):
+            gen[k] = -y[6 * i + k] * ratio[6 * i + k]
+        put_wrench(gen, force[i, 0], torque[i, 0])
+    alive(ratio)
+    alive(y)
 
 
 @kernel
 def radiation_state_derivative(data: tuple[Any, ...], frames: tuple[NodeFrames, ...],
                                t: float, signals: Array, states: Array, out: Array) -> None:
-    """``z' = A z + B xi'``, each unit's block fed by its elements' body velocities."""
-    A, B, zstart, mstart, members = data[0], data[1], data[4], data[5], data[6]
-    lo, hi = data[7], data[8]
+    """``z' = A z + B xi'``, each state fed by the body velocities its row of ``B``
+    names."""
+    a_ptr, a_idx, a_val, b_ptr, b_idx, b_val = (data[0], data[1], data[2], data[4],
+                                                data[5], data[6])
     f = frames[0]
-    for u in range(len(zstart) - 1):
-        for r in range(zstart[u], zstart[u + 1]):
-            acc = 0.0
-            for j in range(lo[r], hi[r]):  # (A's other entries of the row are zero)
-                acc += A[r, j] * states[j]
-            feed = 0.0
-            for m in range(mstart[u], mstart[u + 1]):
-                i = members[m]
-                for k in range(3):
-                    feed += B[r, 6 * i + k] * f.v[i, k]
-                for k in range(3):
-                    feed += B[r, 6 * i + 3 + k] * f.w[i, k]
-            out[r] = acc + feed
+    for r in range(len(a_ptr) - 1):
+        acc = 0.0
+        for k in range(a_ptr[r], a_ptr[r + 1]):
+            acc += a_val[k] * states[a_idx[k]]
+        for k in range(b_ptr[r], b_ptr[r + 1]):
+            i, d = b_idx[k] // 6, b_idx[k] % 6
+            acc += b_val[k] * (f.v[i, d] if d < 3 else f.w[i, d - 3])
+        out[r] = acc
