@@ -62,7 +62,8 @@ text = Path(sys.argv[2]).read_text()
 assert "integrator: rk4" in text  # (the integrator under test is set below)
 case.write_text(text.replace("integrator: rk4", f"integrator: {sys.argv[3]}"))
 out = Path(sys.argv[1]).parent / "out.nc"
-assert main(["run", str(case), "-o", str(out), "--t-end", "0.3"]) == 0
+how = ["--resume", str(out)] if sys.argv[4:] == ["resume"] else ["-o", str(out)]
+assert main(["run", str(case), *how, "--t-end", "0.3"]) == 0
 ds = xr.load_dataset(out)
 name = {'rk4': 'advance_rk4', 'generalized_alpha': 'advance_ga'}[sys.argv[3]]
 stats = getattr(steps[0].module, name).stats
@@ -73,13 +74,13 @@ print(json.dumps({'child': children[0], 'calls': calls, 'compiled': compiled,
 """
 
 
-def _run(tmp_path: Path, integrator: str, **env_vars: str) -> dict:
+def _run(tmp_path: Path, integrator: str, *args: str, **env_vars: str) -> dict:
     script = tmp_path / "run.py"
     script.write_text(SCRIPT)
     env = {**os.environ, "FRYLINKS_COMPILE_CHILD": "1", **env_vars}
     out = subprocess.run([sys.executable, str(script), str(tmp_path / "cache"), str(CASE),
-                          integrator], capture_output=True, text=True, env=env, timeout=600,
-                         check=True)
+                          integrator, *args], capture_output=True, text=True, env=env,
+                         timeout=600, check=True)
     return {**json.loads(out.stdout.strip().splitlines()[-1]), "stderr": out.stderr}
 
 
@@ -125,10 +126,12 @@ def test_a_new_kind_runs_interpreted_while_a_child_compiles_it(
 
 @pytest.mark.skipif(not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2,
                     reason="the child is forked on Linux, on a machine with a second core")
+@pytest.mark.parametrize("how", ["run", "resume"])
 def test_a_second_run_waits_for_the_child_compiling_its_step(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
     """While another process holds the lock of a step's compile (a first run's child),
-    a run of that kind forks no second compiler: it goes on interpreted."""
+    a run of that kind forks no second compiler: it goes on interpreted. So does the
+    ``--resume`` of an interrupted first run (issue 22: it started a second compiler)."""
     from frylinks import kernel_cache
     from frylinks.engine import assemble, background, compose, step_source
 
@@ -137,10 +140,17 @@ def test_a_second_run_waits_for_the_child_compiling_its_step(
     monkeypatch.setattr(compose, "_LOADED", {})  # (a step module loaded from elsewhere)
     model = assemble(frylinks.load_case(str(CASE)))
     module = compose.load_step(*step_source.generate(model))  # (the script's step, by its key)
+    if how == "resume":  # (the first run's file, cut short: the script's case, 0.1 s)
+        case = tmp_path / "case.yaml"
+        case.write_text(CASE.read_text())
+        with monkeypatch.context() as m:  # (as Python: this process compiles nothing)
+            m.setenv("FRYLINKS_INTERPRET", "1")
+            m.setenv("FRYLINKS_COMPILE_CHILD", "0")
+            frylinks.run(case, tmp_path / "out.nc", t_end=0.1)
     held = background._lock(f"{module.__file__}.advance_rk4.lock")
     assert held is not None
     try:
-        got = _run(tmp_path, "rk4")
+        got = _run(tmp_path, "rk4", *(["resume"] if how == "resume" else []))
     finally:
         os.close(held)
     assert got["child"] is None
