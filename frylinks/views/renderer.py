@@ -305,9 +305,9 @@ class Renderer:
             samples, which = np.unique(index[first:first + CHUNK], return_inverse=True)
             frames = self.scene.frames(samples)
             last, picture = -1, b""
-            for k in which.ravel():
+            for k in which.ravel().tolist():
                 if k != last:
-                    self.draw(frames, int(k))
+                    self.draw(frames, k)
                     picture, last = bytes(self.rgba()), k
                 yield picture
 
