@@ -16,7 +16,8 @@ from PIL import Image
 
 from frylinks.views.animate import animate, frame_images, parse_camera
 from frylinks.views.reading import open_results
-from frylinks.views.scene import SceneError
+from frylinks.views.renderer import Renderer
+from frylinks.views.scene import Scene, SceneError
 from tests.test_cli import SHORT_CASE
 from tests.visual import moving_box
 
@@ -46,6 +47,53 @@ def test_body_moves_with_its_position() -> None:
     width = np.ptp(a[:, 1])
     assert 2.0 * width < shift < 4.0 * width
     assert abs(b[:, 0].mean() - a[:, 0].mean()) < 0.2 * width, "no vertical drift"
+
+
+@pytest.mark.parametrize("camera", ["iso", "top", "35,140,2"])
+def test_camera_sits_on_the_axes_box(camera: str) -> None:
+    """The numpy camera puts the view's cube where the 3D axes drawn behind the bodies
+    put it: their own projection of the corners, to a hundredth of a pixel."""
+    from mpl_toolkits.mplot3d import proj3d
+
+    ds = moving_box()
+    renderer = Renderer(Scene(ds), np.arange(ds.sizes["time"]), camera, SIZE)
+    list(renderer.render(np.array([0])))
+    cam = renderer.camera
+    assert cam is not None
+    corners = renderer.centre + renderer.half * np.array(
+        [[i, j, k] for i in (-1, 1) for j in (-1, 1) for k in (-1, 1)], dtype=float)
+    x, y, _ = proj3d.proj_transform(*corners.T, renderer.axes.get_proj())
+    theirs = renderer.axes.transData.transform(np.column_stack([x, y]))
+    assert np.abs(cam.project(corners) - theirs).max() < 0.01
+
+
+def test_body_drawn_where_its_pose_puts_it() -> None:
+    """The box's pixels are centred on its COG's pixel (the camera's, rows counted from
+    the top), at two poses: projection, transform and image rows agree."""
+    ds = moving_box()
+    renderer = Renderer(Scene(ds), np.arange(ds.sizes["time"]), "front", SIZE)
+    for k in (0, 8):
+        (image,) = renderer.render(np.array([k]))
+        cam = renderer.camera
+        assert cam is not None
+        cog = ds["body_position"].isel(time=k, body=0).values
+        x, y = cam.project(cog)
+        rows, columns = body_pixels(image).T
+        # the middle of the box's extent (the link drawn over it hides some of its
+        # pixels); pixel i spans [i, i + 1)
+        assert (columns.min() + columns.max() + 1) / 2 == pytest.approx(x, abs=0.6)
+        assert SIZE[1] - (rows.min() + rows.max() + 1) / 2 == pytest.approx(y, abs=0.6)
+
+
+def test_fast_frame_is_the_whole_figure_drawn() -> None:
+    """A frame drawn over the kept background is the figure drawn whole (what a
+    notebook's animation or ``savefig`` shows), pixel for pixel."""
+    ds = moving_box()
+    renderer = Renderer(Scene(ds), np.arange(ds.sizes["time"]), "iso", SIZE)
+    (fast,) = renderer.render(np.array([6]))
+    renderer.canvas.draw()
+    whole = np.asarray(renderer.canvas.buffer_rgba())[..., :3]
+    assert np.array_equal(fast, whole)
 
 
 def test_not_blank_and_time_label_changes() -> None:
