@@ -224,8 +224,10 @@ class ForceType:
     dimensions: ClassVar[tuple[str, ...]] = ()
     #: The compiled functions (:class:`ForceKernels`), or None for a type written in
     #: plain numpy: such a type overrides :meth:`evaluate` (and the other methods it
-    #: needs), and a model that uses it runs on the engine's Python path.
-    kernels: ClassVar[ForceKernels | None] = None
+    #: needs), and a model that uses it runs on the engine's Python path. A block may
+    #: set its own in ``__init__`` (a subset of its type's: the radiation type leaves
+    #: out its ``accept`` when no element convolves), before the model is assembled.
+    kernels: ForceKernels | None = None
     #: The name of a parameter (of kind ``any``, default None) that the model fills,
     #: when the user leaves it out, with the mesh of the body of the element's first
     #: attachment (its ``geometry``, a mesh file or a shape): an object with ``points``
