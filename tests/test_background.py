@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -237,7 +238,7 @@ def test_a_wait_for_a_compile_is_said_every_few_seconds(
     said: list[str] = []
     monkeypatch.setattr(background, "SAY", [said.append])
     monkeypatch.setattr(background, "SAY_EVERY", 0.05)
-    step = SimpleNamespace(waited=None)
+    step: Any = SimpleNamespace(waited=None)  # (the one attribute _wait_said uses)
     background._wait_said(step, "the compile")   # the wait begins: nothing said yet
     assert not said
     time.sleep(0.06)
