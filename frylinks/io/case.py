@@ -24,6 +24,7 @@ from typing import Any, NoReturn
 
 import yaml
 
+from frylinks.engine.assembly import as_tolerance
 from frylinks.engine.integrators import ADAPTIVE, INTEGRATORS, nb_steps
 from frylinks.errors import CaseError, FrylinksError, ModelError
 from frylinks.io.loadcases import LoadCaseError, Sweep, read_sweep, set_value
@@ -38,7 +39,8 @@ SCHEMA_VERSION = 1
 TOP_KEYS = ("frylinks", "name", "description", "gravity", "ground", "bodies", "links",
             "forces", "solver", "output", "sweep")
 GROUND_KEYS = ("nodes",)
-SOLVER_KEYS = ("t_end", "dt", "integrator", "rtol", "atol", "rho_inf", "initial_equilibrium")
+SOLVER_KEYS = ("t_end", "dt", "integrator", "rtol", "atol", "rho_inf", "initial_equilibrium",
+               "assembly_tolerance", "equilibrium_max_turn_deg")
 OUTPUT_KEYS = ("every",)
 #: Largest ``output.every``: any more is no output at all, and beyond the float range
 #: ``dt * every`` cannot be computed.
@@ -358,6 +360,16 @@ class _CaseReader:
                 self.fail("solver.initial_equilibrium",
                           f"expected true or false, got {shown(value)}")
             out["initial_equilibrium"] = value
+        if "assembly_tolerance" in solver:
+            value = self.mapping(solver["assembly_tolerance"], "solver.assembly_tolerance",
+                                 "tolerances ({length: m, angle_deg: deg})")
+            out["assembly_tolerance"] = self.call("solver.assembly_tolerance", as_tolerance,
+                                                  value)
+        if "equilibrium_max_turn_deg" in solver:
+            out["equilibrium_max_turn_deg"] = self.call(
+                "solver.equilibrium_max_turn_deg", as_float,
+                solver["equilibrium_max_turn_deg"], "solver.equilibrium_max_turn_deg", "deg",
+                positive=True)
         every = output.get("every", out["every"])
         if isinstance(every, bool) or not isinstance(every, int) or not 1 <= every <= MAX_EVERY:
             self.fail("output.every", f"expected a whole number >= 1 (keep one sample every "

@@ -25,6 +25,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from frylinks.engine.assembly import DEFAULT_TOLERANCE
 from frylinks.engine.integrators import INTEGRATORS
 from frylinks.io.case import (
     BODY_KEYS,
@@ -413,6 +414,25 @@ def case_schema(registry: Registry | None = None) -> dict[str, Any]:
         "initial_equilibrium": {"type": "boolean", "default": False,
                                 "description": "start from the static equilibrium pose "
                                                "(still water, zero velocities)"},
+        "assembly_tolerance": {
+            "type": "object", "additionalProperties": False,
+            "properties": {
+                "length": _described({"type": "number", "exclusiveMinimum": 0,
+                                      "default": DEFAULT_TOLERANCE.length},
+                                     "largest initial residual of a link's translation",
+                                     "m"),
+                "angle_deg": _described({"type": "number", "exclusiveMinimum": 0,
+                                         "default": DEFAULT_TOLERANCE.angle_deg},
+                                        "largest initial residual of a link's rotation",
+                                        "deg")},
+            "description": "a link whose initial residual exceeds these is refused (its "
+                           "nodes or the bodies' poses are wrong); a smaller one is "
+                           "assembled before the first step"},
+        "equilibrium_max_turn_deg": _described(
+            {"type": "number", "exclusiveMinimum": 0,
+             "default": RUN_DEFAULTS["equilibrium_max_turn_deg"]},
+            "with initial_equilibrium, the largest turn of a body from its initial "
+            "orientation that the equilibrium may make", "deg"),
     }
     output_props = {
         "every": {"type": "integer", "minimum": 1, "default": RUN_DEFAULTS["every"],
