@@ -256,17 +256,19 @@ def refusal(residuals: list[LinkResidual], tolerance: AssemblyTolerance) -> Mode
     worst = max(over, key=lambda r: max(r.length / tolerance.length,
                                         r.angle_deg / tolerance.angle_deg))
     others = [r for r in over if r is not worst]
-    turned = worst.angle_deg > tolerance.angle_deg
-    cause = ("its master and slave nodes' axes are not aligned (a link holds the slave "
-             "node's axes to its master's where it is assembled: give the two nodes the "
-             "same orientation in world at the start)" if turned else
-             "its master and slave nodes are not at the same place (a node on the wrong "
-             "side of its body, a sign of its position, or a body's initial position)")
-    text = (f"the initial positions miss the link by {worst.shown()}, more than "
+    aligned = ("its master and slave nodes' axes are not aligned (the link holds the slave "
+               "node's axes to its master's: give the two nodes the same orientation in "
+               "world at the start)")
+    side = ("a node is on the wrong side of its body (a sign of its position) or a body's "
+            "initial position is off")
+    turned = worst.angle_deg / tolerance.angle_deg >= worst.length / tolerance.length
+    first, second = (aligned, side) if turned else (side, aligned)
+    text = (f"the initial positions miss link '{worst.link}' by {worst.shown()}, beyond "
             f"solver.assembly_tolerance ({tolerance.length:g} m, {tolerance.angle_deg:g} "
-            f"deg): most likely {cause}. A run would have moved the bodies to assemble "
-            "it; correct the nodes or the bodies' initial poses (or, to let the run "
-            "assemble it, raise solver.assembly_tolerance)")
+            f"deg): the run would have to {'turn' if turned else 'move'} the bodies to "
+            f"assemble it. Most likely {first}; or {second}. Correct the nodes or the "
+            "bodies' initial poses (or raise solver.assembly_tolerance to let the run "
+            "assemble it)")
     if others:
         text += "; also beyond it: " + ", ".join(f"'{r.link}' ({r.shown()})" for r in others)
     return ModelError(text, f"links.{worst.link}")

@@ -39,6 +39,7 @@ from frylinks.engine.sampling import Batch
 from frylinks.engine.statics import MAX_TURN_DEG
 from frylinks.engine.schemes import first_call
 from frylinks.errors import FrylinksError, ModelError, Notice, SimulationError
+from frylinks.io.key_lines import case_error
 from frylinks.io.results import Sampler, to_dataset
 from frylinks.model.geometry import relative_scene, scene_spec
 from frylinks.model.system import System as SystemModel
@@ -420,6 +421,9 @@ class System(SystemModel):
         #: is not given from here, so ``load_case(path).run()`` is the case's run. Empty
         #: for a system built in Python. (A plain dict: a System is copied and pickled.)
         self.case_settings: dict[str, Any] = {}
+        #: The case file the system was read from ("" for a system built in Python):
+        #: an error in its run names it, its key path and line, as ``frylinks run`` does.
+        self.case_file = ""
 
     def run(self, t_end: float | None = None, dt: float | None = None,
             integrator: str | None = None, every: int | None = None,
@@ -483,7 +487,17 @@ class System(SystemModel):
         Returns
         -------
         xarray.Dataset
-            The variables of docs/reference/results.md.
+            The variables of docs/reference/results.md; its attributes record the
+            initial links' residuals and how far assembling them moved the bodies
+            (``assembly_*``), and the static equilibrium's moves (``equilibrium_*``).
+
+        Raises
+        ------
+        CaseError
+            For a system read from a case file, a mistake found when its run is set up
+            (initial positions that miss a link, a bad ``t_end``): file, key path, line.
+        ModelError
+            The same for a system built in Python.
         """
         given = {k: v for k, v in (("t_end", t_end), ("dt", dt), ("integrator", integrator),
                                    ("every", every), ("rtol", rtol), ("atol", atol),
@@ -498,5 +512,11 @@ class System(SystemModel):
                 raise FrylinksError(f"run: give {key}, the {what} [s] (a system built in "
                                     "Python has no case file's solver section to take it "
                                     "from)")
-        return run_system(self, output=output, progress=progress, resume=resume,
-                          in_memory=in_memory, **settings)
+        try:
+            return run_system(self, output=output, progress=progress, resume=resume,
+                              in_memory=in_memory, **settings)
+        except ModelError as exc:
+            if not getattr(self, "case_file", ""):  # (a system pickled before it had one)
+                raise
+            times = {k: v for k, v in given.items() if k in ("t_end", "dt")}
+            raise case_error(self.case_file, self.case_text, exc, times) from None
