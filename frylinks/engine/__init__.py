@@ -28,6 +28,13 @@ call it).
   :mod:`.joints` (every link's joint at a state, in Arboris' terms).
 """
 
+from frylinks.engine.assembly import (
+    DEFAULT_TOLERANCE,
+    FROM_ANYWHERE,
+    Assembly,
+    AssemblyTolerance,
+    assemble_initial,
+)
 from frylinks.engine.evaluate import (
     DIVERGED,
     Evaluation,
@@ -45,13 +52,6 @@ from frylinks.engine.evaluate import (
     project,
     state_derivatives,
     update_angle_refs,
-)
-from frylinks.engine.assembly import (
-    DEFAULT_TOLERANCE,
-    FROM_ANYWHERE,
-    Assembly,
-    AssemblyTolerance,
-    assemble_initial,
 )
 from frylinks.engine.model import ForceBlock, LinkBlock, Model, State, assemble, body_states
 

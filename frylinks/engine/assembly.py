@@ -27,6 +27,7 @@ from frylinks.engine.model import Model, State, body_states
 from frylinks.errors import ModelError, SimulationError
 from frylinks.links import DOFS, LinkContext
 from frylinks.params import as_float, check_keys
+from frylinks.rotations import quat_conj_multiply
 
 Array = np.ndarray
 
@@ -119,10 +120,10 @@ class BodyMove:
 def body_moves(model: Model, before: State, after: State) -> list[BodyMove]:
     """Every body's move from ``before`` to ``after``."""
     moved = np.linalg.norm(after.x - before.x, axis=1)
-    dot = np.clip(np.abs(np.sum(before.q * after.q, axis=1)
-                         / np.linalg.norm(before.q, axis=1)
-                         / np.linalg.norm(after.q, axis=1)), 0.0, 1.0)
-    turned = np.degrees(2.0 * np.arccos(dot))
+    # the angle from the rotation between them by atan2: arccos of their dot product
+    # loses every turn below 1e-8 rad to round-off, a nanometre's assembly among them
+    q = quat_conj_multiply(before.q, after.q)
+    turned = np.degrees(2.0 * np.arctan2(np.linalg.norm(q[:, 1:], axis=1), np.abs(q[:, 0])))
     return [BodyMove(name, float(m), float(a))
             for name, m, a in zip(model.body_names, moved, turned, strict=True)]
 

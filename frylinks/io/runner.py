@@ -36,8 +36,8 @@ from frylinks.engine.integrators import (
     rk4,
 )
 from frylinks.engine.sampling import Batch
-from frylinks.engine.statics import MAX_TURN_DEG
 from frylinks.engine.schemes import first_call
+from frylinks.engine.statics import MAX_TURN_DEG
 from frylinks.errors import FrylinksError, ModelError, Notice, SimulationError
 from frylinks.io.key_lines import case_error
 from frylinks.io.results import Sampler, to_dataset
