@@ -425,9 +425,12 @@ def case_schema(registry: Registry | None = None) -> dict[str, Any]:
                                          "default": DEFAULT_TOLERANCE.angle_deg},
                                         "largest initial residual of a link's rotation",
                                         "deg")},
-            "description": "a link whose initial residual exceeds these is refused (its "
-                           "nodes or the bodies' poses are wrong); a smaller one is "
-                           "assembled before the first step"},
+            "default": {"length": DEFAULT_TOLERANCE.length,
+                        "angle_deg": DEFAULT_TOLERANCE.angle_deg},
+            "description": "{length: m, angle_deg: deg}: a link whose initial residual in "
+                           "a translation or a rotation exceeds these is refused (its nodes "
+                           "or the bodies' poses are wrong); a smaller one is assembled "
+                           "before the first step. Large values assemble from anywhere"},
         "equilibrium_max_turn_deg": _described(
             {"type": "number", "exclusiveMinimum": 0,
              "default": RUN_DEFAULTS["equilibrium_max_turn_deg"]},
