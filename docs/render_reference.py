@@ -59,6 +59,29 @@ ATTRIBUTES = {
              "parameters, the system settings (the sea); see the visualisation page",
     "Conventions": "`CF-1.8`",
     "status": "how the run ended (below)",
+    "assembly_residual_m": "largest initial residual of a link's translation [m]: how far "
+                           "the initial positions missed the links, before the run "
+                           "assembled them (`solver.assembly_tolerance`)",
+    "assembly_residual_deg": "largest initial residual of a link's rotation [deg]",
+    "assembly_move_m": "largest move of a body's COG [m] made by assembling the links "
+                       "before the first step",
+    "assembly_turn_deg": "largest turn of a body [deg] made by assembling the links",
+    "assembly_tolerance_m": "the run's `solver.assembly_tolerance.length` [m]: a larger "
+                            "initial residual is refused (`inf`: assembled from anywhere)",
+    "assembly_tolerance_deg": "the run's `solver.assembly_tolerance.angle_deg` [deg]",
+    "assembly_residuals": "every link's initial residual per constrained DOF, as JSON: "
+                          "`{link: {dof: value}}`, translations (`tx` `ty` `tz`, a rigid "
+                          "link's `length`) in m, rotations (`rx` `ry` `rz`, `r_...`) in deg",
+    "equilibrium_move_m": "(a run with `solver.initial_equilibrium`) largest move of a "
+                          "body's COG [m] from its initial position to the static "
+                          "equilibrium",
+    "equilibrium_turn_deg": "(with `initial_equilibrium`) largest turn of a body [deg] from "
+                            "its initial orientation to the static equilibrium",
+    "equilibrium_max_turn_deg": "(with `initial_equilibrium`) the run's "
+                                "`solver.equilibrium_max_turn_deg` [deg]: an equilibrium "
+                                "that turns a body more is refused",
+    "equilibrium_moves": "(with `initial_equilibrium`) each body's move, as JSON: `{body: "
+                         "{move_m, turn_deg}}`",
     "radiation_memory": "(a run with `radiation` forces) how each kernel entry's memory "
                         "is computed, as JSON: per entry its `row` and `column` DOFs, "
                         "`method` (`state_space` with its `states` and `fit_error`, or "
@@ -600,12 +623,15 @@ results stays in radians, as the engine works.
 
 
 def run_attributes() -> dict[str, Any]:
-    """Global attributes of an actual run (a free body, one step)."""
+    """Global attributes of an actual run (a body on a sprung slider, one step from its
+    static equilibrium)."""
     from frylinks import System
 
     system = System()
     system.add_body("b", mass=1.0, inertia=[1.0, 1.0, 1.0])
-    return dict(system.run(t_end=0.01, dt=0.01).attrs)
+    system.add_link("slider", "prismatic", master="ground", slave="b",
+                    spring_damper={"stiffness": 100.0})
+    return dict(system.run(t_end=0.01, dt=0.01, initial_equilibrium=True).attrs)
 
 
 def results_page(registry: Registry, attributes: Mapping[str, Any] | None = None) -> str:

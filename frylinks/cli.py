@@ -20,7 +20,7 @@ import sys
 import textwrap
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -587,6 +587,9 @@ def _run(args: argparse.Namespace) -> int:
     n = results.sizes["time"]
     t_last = float(results["time"][-1]) if n else 0.0
     print(f"{status}: {n} samples to t = {t_last:g} s in {wall:.1f} s -> {output}")
+    moved = _moved(results.attrs)
+    if moved:
+        print(moved)
     if background.INTERPRETED_CALLS[0] and interpreted.forced():
         print(f"{PROG}: note: the step ran as Python ({interpreted.FORCED_ENV}=1), "
               "nothing was compiled", file=sys.stderr)
@@ -595,6 +598,17 @@ def _run(args: argparse.Namespace) -> int:
               "background process compiled it; runs of this kind will start compiled "
               "once it is done (frylinks cache shows the cache)", file=sys.stderr)
     return 0 if status == "completed" else 1
+
+
+def _moved(attrs: Mapping[str, Any]) -> str:
+    """What the static equilibrium moved the bodies by before the first step, from a
+    run's results' attributes (what the assembly of the links moved them by is a note
+    of the run itself: :meth:`frylinks.engine.Assembly.notice`)."""
+    if "equilibrium_move_m" not in attrs:
+        return ""
+    return (f"equilibrium: the static equilibrium moved the bodies by at most "
+            f"{attrs['equilibrium_move_m']:.3g} m and turned them by at most "
+            f"{attrs['equilibrium_turn_deg']:.3g} deg from their initial poses")
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -607,14 +621,18 @@ def _check(args: argparse.Namespace) -> int:
     try:
         model = assemble(system)
         fixed_steps_only(model, solver["integrator"])
-        # the start of a run: initial positions must be brought onto the links
-        moved = assemble_initial(model, model.initial.copy())
+        # the start of a run: initial positions must be brought onto the links, and
+        # are refused beyond the case's tolerance
+        done = assemble_initial(model, model.initial.copy(), solver["assembly_tolerance"])
     except ModelError as exc:
         raise case_error(args.case, system.case_text, exc) from None
-    if moved:
-        print(f"warning: {moved}")
+    warning = done.warning()
+    if warning:
+        print(f"warning: {warning}")
     print(f"ok: {len(system.bodies)} bodies, {len(system.links)} links, "
           f"{len(system.forces)} forces")
+    if system.links:
+        print(f"assembly: {done.summary()}")
     return 0
 
 

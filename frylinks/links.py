@@ -185,6 +185,16 @@ class LinkType:
     def nb_free(self) -> int:
         return len(self.free_dofs)
 
+    @property
+    def constraint_names(self) -> tuple[str, ...]:
+        """Per constraint row, in order, what its residual measures, so that the
+        initial residual of a link is reported in its own terms (``links.slide: ... tz
+        0 m, rx -90 deg``): ``tx ty tz`` or another name for a length [m], ``rx ry rz``
+        or a name starting ``r_`` for an angle [rad]. Empty by default: the engine then
+        names each row after the DOF of the relative twist its row weighs most
+        (:func:`frylinks.engine.assembly.constraint_names`)."""
+        return ()
+
     def kernel_data(self) -> tuple[Any, ...]:
         """The arrays the type's kernels read (parameters of the block's links), given
         to each kernel as ``data``. Arrays a kernel writes (a length taken at the start)
@@ -345,6 +355,12 @@ class AxisLink(LinkType):
         self._locked_t_idx = np.array(self._locked_t, dtype=int)
         self._locked_r_idx = np.array([3 + i for i in self._locked_r], dtype=int)
         self._coupling_t = c[:, self._locked_t]
+
+    @property
+    def constraint_names(self) -> tuple[str, ...]:
+        """The locked DOFs: translations, then rotations (the residual's order)."""
+        return (tuple(DOFS[i] for i in self._locked_t)
+                + tuple(DOFS[3 + i] for i in self._locked_r))
 
     def coupling(self) -> Array:
         """Translation per radian of the single free rotation, ``(n, 3)``; zero here."""

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 import frylinks
-from frylinks.engine import assemble
+from frylinks.engine import DEFAULT_TOLERANCE, assemble
 from frylinks.errors import CaseError, ModelError
 from frylinks.io.case import key_line, load_case
 
@@ -77,7 +77,8 @@ def test_valid_case_loads_and_runs(tmp_path: Path) -> None:
     assert system.links["pto"].stiffness[0, 0] == 4.0e4
     assert solver == {"t_end": 0.05, "dt": 0.01, "integrator": "rk4", "every": 1,
                       "rtol": 1e-9, "atol": 1e-12, "rho_inf": 0.8,
-                      "initial_equilibrium": False}
+                      "initial_equilibrium": False, "assembly_tolerance": DEFAULT_TOLERANCE,
+                      "equilibrium_max_turn_deg": 45.0}
     ds = system.run(**solver)
     assert ds.attrs["status"] == "completed"
     assert ds.attrs["title"] == "buoy-test"
@@ -348,7 +349,8 @@ def test_solver_values_reach_run(tmp_path: Path) -> None:
                                    output={"every": 2}))
     system, solver = load_case(path)
     assert solver == {"t_end": 0.04, "dt": 0.02, "integrator": "dop853", "every": 2,
-                      "rtol": 1e-6, "atol": 1e-8, "rho_inf": 0.8, "initial_equilibrium": False}
+                      "rtol": 1e-6, "atol": 1e-8, "rho_inf": 0.8, "initial_equilibrium": False,
+                      "assembly_tolerance": DEFAULT_TOLERANCE, "equilibrium_max_turn_deg": 45.0}
     ds = system.run(**solver)
     assert ds.attrs["integrator"] == "dop853"
     np.testing.assert_allclose(ds.time.values, [0.0, 0.04])

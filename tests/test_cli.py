@@ -117,7 +117,8 @@ def test_diverged_run_exits_1(tmp_path: Path) -> None:
 def test_check(case: Path) -> None:
     proc = frylinks_cmd("check", str(case))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == "ok: 1 bodies, 1 links, 0 forces\n"
+    assert proc.stdout == ("ok: 1 bodies, 1 links, 0 forces\nassembly: largest initial link "
+                           "residual 0 m, 0 deg (tolerance 0.01 m, 0.1 deg)\n")
     assert not case.with_suffix(".nc").exists()
 
 
@@ -132,8 +133,11 @@ bodies:
 links:
   one: {type: fixed, master: ground.a, slave: m}
   two: {type: fixed, master: ground.b, slave: m}
-solver: {t_end: 0.1, dt: 0.01}
+solver: {t_end: 0.1, dt: 0.01, assembly_tolerance: {length: 100.0}}
 """
+
+#: The contradiction with the default tolerance: refused before any assembly is tried.
+FAR_OFF = CONTRADICTION.replace(", assembly_tolerance: {length: 100.0}", "")
 
 
 LATCH_ON_GA = """\
@@ -150,8 +154,9 @@ solver: {t_end: 0.1, dt: 0.01, integrator: generalized_alpha}
 @pytest.mark.parametrize("command", ["check", "run"])
 @pytest.mark.parametrize(("text", "message", "line"), [
     (CONTRADICTION, "links.one: the initial positions cannot be assembled", 9),
+    (FAR_OFF, "links.two: the initial positions miss link 'two' by tx -5 m, ty 0 m, tz 0 m", 10),
     (LATCH_ON_GA, "solver.integrator: link type 'latch' switches", 7),
-], ids=["contradiction", "latch-on-generalized-alpha"])
+], ids=["contradiction", "far-off", "latch-on-generalized-alpha"])
 def test_a_model_that_cannot_be_assembled_is_a_case_error(
         command: str, text: str, message: str, line: int, tmp_path: Path) -> None:
     """Found only at assembly, yet reported like any case-file mistake: file, key, line;
@@ -183,16 +188,37 @@ solver: {t_end: 0.1, dt: 0.01}
 """
 
 
-def test_check_warns_of_a_link_set_up_in_the_wrong_axes(tmp_path: Path) -> None:
+def test_check_refuses_a_link_set_up_in_the_wrong_axes(tmp_path: Path) -> None:
     """A planar link whose slave node is turned 90 degrees from its master passed
-    ``frylinks check`` silently; the run then turned the bodies to assemble it."""
+    ``frylinks check`` silently, and the run turned the bodies to assemble it (issue 33):
+    both refuse it, naming the link, its residual per constrained DOF and the cause."""
     case = tmp_path / "turned.yaml"
     case.write_text(TURNED_SLAVE)
+    for command in ("check", "run"):
+        proc = frylinks_cmd(command, case.name, cwd=tmp_path)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith("frylinks: error: case 'turned.yaml', links.slide: the "
+                                      "initial positions miss link 'slide' by tz 0 m, rx 90 "
+                                      "deg, ry 0 deg, beyond solver.assembly_tolerance")
+        assert "axes are not aligned" in proc.stderr and "wrong side" in proc.stderr
+        assert "Traceback" not in proc.stderr
+    assert not case.with_suffix(".nc").exists()
+
+
+#: A slave node 5 mm off its planar link's plane: within the tolerance, assembled.
+NEARLY = TURNED_SLAVE.replace("n: {position: [0, 0, 0], orientation: {axis: [1, 0, 0], "
+                              "angle_deg: 90}}", "n: {position: [0, 0, 0.005]}")
+
+
+def test_a_small_initial_residual_is_assembled_and_said(tmp_path: Path) -> None:
+    """Within the tolerance, the run assembles the link and says by how much it moved
+    the body; ``check`` prints the largest residual."""
+    case = tmp_path / "nearly.yaml"
+    case.write_text(NEARLY)
     proc = frylinks_cmd("check", case.name, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("warning: the initial positions do not satisfy the links: "
-                                  "violated 'slide'")
-    assert "turned 90 deg" in proc.stdout and "more than a rough start" in proc.stdout
+    assert "assembly: largest initial link residual 0.005 m, 0 deg (tolerance 0.01 m, " \
+           "0.1 deg); assembling the links moved the bodies by at most 0.005 m" in proc.stdout
 
 
 #: Names of the codes the built-in types were seeded from: they belong in the docs
@@ -203,8 +229,8 @@ SEED_NAMES = ("Solfec", "FRyDoM", "Exudyn", "Multibody.jl", "Arboris", "Modelica
 def test_warnings_read_as_the_commands_not_as_python_source(tmp_path: Path) -> None:
     """A run's warning is one line ``frylinks: warning: ...``, without the Python file,
     line and source text that raised it."""
-    case = tmp_path / "turned.yaml"
-    case.write_text(TURNED_SLAVE)
+    case = tmp_path / "nearly.yaml"
+    case.write_text(NEARLY)
     proc = frylinks_cmd("run", case.name, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.splitlines()

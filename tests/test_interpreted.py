@@ -19,7 +19,7 @@ import pytest
 from numba import njit
 
 from frylinks import interpreted, jit
-from frylinks.engine import background
+from frylinks.engine import FROM_ANYWHERE, background
 from frylinks.jit import OPTIONS
 
 #: Compiled, not on the interpreted tier of the rest of the suite (tests/conftest.py).
@@ -183,6 +183,7 @@ EVERY_TYPE_RUN = {"t_end": 20 * 1e-3, "dt": 1e-3}
 INTERPRETED_RUNS = """
 import sys
 import frylinks
+from frylinks.engine import FROM_ANYWHERE
 from frylinks.io.case import load_case
 from frylinks.testing import types_system
 from tests.test_compiled import every_type_model
@@ -194,7 +195,7 @@ for name in sys.argv[3:]:
                      t_end=12 * solver["dt"], overrides={"solver.integrator": integrator})
 classes, examples, registry = every_type_model()
 types_system(classes, examples, registry=registry).run(
-    **{every}, output=f"{sys.argv[2]}/every-type.nc")
+    **{every}, output=f"{sys.argv[2]}/every-type.nc", assembly_tolerance=FROM_ANYWHERE)
 """
 
 
@@ -243,7 +244,8 @@ def test_the_shipped_cases_run_interpreted_give_the_compiled_numbers(tmp_path: P
             _same(got, ref, (name, integrator), TOLERANCE.get(name, 0.0))
     classes, examples, registry = every_type_model()
     with compiling_everything():
-        ref = types_system(classes, examples, registry=registry).run(**EVERY_TYPE_RUN)
+        ref = types_system(classes, examples, registry=registry).run(
+            **EVERY_TYPE_RUN, assembly_tolerance=FROM_ANYWHERE)
     # (to round-off: measured 1.8e-15 deg in body_attitude, the rest bit for bit; numpy's
     # and numba's elementary functions may differ in the last bit)
     _same(xr.open_dataset(tmp_path / "out" / "every-type.nc"), ref, ("every type",), 1e-14)

@@ -11,6 +11,7 @@ import xarray as xr
 from scipy.spatial.transform import Rotation
 
 from frylinks import FrylinksError, ModelError, System
+from frylinks.engine import FROM_ANYWHERE
 from frylinks.model.registry import Registry
 
 REGISTRY = Registry()
@@ -276,7 +277,7 @@ def pto_system() -> System:
     return s
 
 
-@pytest.mark.filterwarnings("ignore:initial positions do not satisfy")  # the arm is assembled
+@pytest.mark.filterwarnings("ignore:the initial positions do not satisfy")  # the arm is assembled
 def test_pickled_system_runs_identically() -> None:
     """pickle.dumps/loads of a System (the registry is rebuilt on the other side) gives
     a copy whose run is identical, bit for bit, to the original's."""
@@ -284,8 +285,8 @@ def test_pickled_system_runs_identically() -> None:
     copy = pickle.loads(pickle.dumps(original))
     assert copy is not original and copy.registry is not original.registry
     assert set(copy.registry.names("link")) == set(original.registry.names("link"))
-    a = original.run(t_end=0.2, dt=0.01)
-    b = copy.run(t_end=0.2, dt=0.01)
+    a = original.run(t_end=0.2, dt=0.01, assembly_tolerance=FROM_ANYWHERE)
+    b = copy.run(t_end=0.2, dt=0.01, assembly_tolerance=FROM_ANYWHERE)
     xr.testing.assert_identical(a, b)
     # the run did something (a sine force, a spring and gravity act)
     assert float(abs(a["body_position"].isel(time=-1) - a["body_position"].isel(time=0))
@@ -293,24 +294,33 @@ def test_pickled_system_runs_identically() -> None:
 
 
 def test_unassembled_initial_positions_warn() -> None:
-    """Initial positions off the links are assembled, with a warning naming the links
-    violated and the bodies moved, with how much."""
-    with pytest.warns(UserWarning, match=r"violated 'pto' by 0\.435 .*'hinge' by 0\.999"
-                      r".*'arm' moved 1 m and turned 0\.0877 deg"):
+    """Initial positions off the links, assembled from anywhere on request, with a
+    warning naming the links violated (per constrained DOF) and the bodies moved."""
+    with pytest.warns(UserWarning, match=r"violated 'pto' by tx -0\.262 m, ty 0\.435 m.*"
+                      r"'hinge' by tx 0\.999 m.*'arm' moved 1 m and turned 0\.0877 deg"):
+        ds = pto_system().run(t_end=0.01, dt=0.01, assembly_tolerance=FROM_ANYWHERE)
+    assert ds.attrs["assembly_move_m"] == pytest.approx(1.0)
+    assert ds.attrs["assembly_residual_m"] == pytest.approx(0.9986, abs=1e-4)
+
+
+def test_initial_positions_off_the_links_are_refused() -> None:
+    """By default the same model is refused: the run would move the arm by 1 m."""
+    with pytest.raises(ModelError, match=r"^links\.hinge: the initial positions miss link "
+                       r"'hinge' by tx 0\.999 m"):
         pto_system().run(t_end=0.01, dt=0.01)
 
 
 def test_initial_pose_far_off_the_links_says_the_axes_are_likely_wrong() -> None:
     """A slave node whose axes are turned 90 degrees from its master's (a planar link set
-    up in the wrong axes): the run did turn the bodies silently; it now warns, naming
+    up in the wrong axes): the run turned the bodies silently; it is now refused, naming
     the link, the turn and the likely cause."""
     s = System(gravity=[0, 0, -9.81])
     s.ground.add_node("m", position=[0, 0, 0])
     b = s.add_body("b", mass=1.0, inertia=[1.0, 1.0, 1.0], position=[0.0, 0.0, 0.0])
     b.add_node("n", position=[0, 0, 0], orientation={"axis": [1, 0, 0], "angle_deg": 90})
     s.add_link("slide", "planar", master="ground.m", slave="b.n")
-    with pytest.warns(UserWarning, match=r"violated 'slide' by 1\.57.*turned 90 deg.*"
-                      r"more than a rough start explains"):
+    with pytest.raises(ModelError, match=r"^links\.slide: .*'slide' by tz 0 m, rx 90 deg, "
+                       r"ry 0 deg.*axes are not aligned"):
         s.run(t_end=0.01, dt=0.01)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from frylinks.analysis.linearise import LinearModel, linearise
-from frylinks.engine import Model, State, assemble, assemble_initial
+from frylinks.engine import DEFAULT_TOLERANCE, Model, State, assemble, assemble_initial
 from frylinks.errors import ModelError, SimulationError
 from frylinks.model.system import System
 from frylinks.version import __version__
@@ -100,15 +100,19 @@ def _linearised(system: System, equilibrium: bool, state: State | None,
         s, about = state.copy(), "given state"
     else:
         s = model.initial.copy()
-        moved = assemble_initial(model, s)
+        # as a run starts: refused beyond the case's tolerance, said if visibly moved
+        settings = getattr(system, "case_settings", {})
+        moved = assemble_initial(model, s, settings.get("assembly_tolerance",
+                                                        DEFAULT_TOLERANCE)).warning()
         if moved:
             warnings.warn(moved, UserWarning, stacklevel=3)
         about = "initial state"
         if equilibrium:
-            from frylinks.engine.statics import static_equilibrium
+            from frylinks.engine.statics import MAX_TURN_DEG, initial_equilibrium
 
             try:
-                static_equilibrium(model, s)
+                initial_equilibrium(model, s, settings.get("equilibrium_max_turn_deg",
+                                                           MAX_TURN_DEG))
             except SimulationError as exc:
                 raise ModelError(f"a linear analysis is made about the static "
                                  f"equilibrium, and none was found: {exc}",

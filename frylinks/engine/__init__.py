@@ -22,17 +22,25 @@ call it).
 * :mod:`.integrators` (``rk4``, ``dop853``), :mod:`.implicit` (``generalized_alpha``),
   :mod:`.schemes` (the integrators by name): time stepping; :mod:`.checkpoint`: what a
   run needs to go on exactly after it stopped.
+* :mod:`.assembly`: the initial state measured against the links, refused beyond a
+  tolerance, brought onto them within it (:func:`assemble_initial`).
 * :mod:`.statics` (static equilibrium, with :mod:`.finite_differences`) and
   :mod:`.joints` (every link's joint at a state, in Arboris' terms).
 """
 
+from frylinks.engine.assembly import (
+    DEFAULT_TOLERANCE,
+    FROM_ANYWHERE,
+    Assembly,
+    AssemblyTolerance,
+    assemble_initial,
+)
 from frylinks.engine.evaluate import (
     DIVERGED,
     Evaluation,
     Loads,
     accept,
     applied,
-    assemble_initial,
     constraint_terms,
     derivative,
     evaluate,
@@ -48,7 +56,11 @@ from frylinks.engine.evaluate import (
 from frylinks.engine.model import ForceBlock, LinkBlock, Model, State, assemble, body_states
 
 __all__ = [
+    "DEFAULT_TOLERANCE",
     "DIVERGED",
+    "FROM_ANYWHERE",
+    "Assembly",
+    "AssemblyTolerance",
     "Evaluation",
     "ForceBlock",
     "LinkBlock",

@@ -28,7 +28,7 @@ from frylinks.engine import kernels as K
 from frylinks.engine import newton as N
 from frylinks.engine.model import ForceBlock, Model, State, body_states
 from frylinks.engine.step_data import core_data
-from frylinks.errors import ModelError, SimulationError
+from frylinks.errors import SimulationError
 from frylinks.forces import ForceContext, ForceType
 from frylinks.kinematics import BodyStates, NodeFrames, Relative, node_frames, relative
 from frylinks.links import DOFS, LinkContext, LinkType
@@ -378,65 +378,6 @@ def project(model: Model, s: State, iterations: int = 4, initial: bool = False) 
     s.v += du[:, :3]
     s.w += du[:, 3:]
     return worst
-
-
-#: An initial state the links change by more than these (a body moved by this fraction
-#: of the model's length scale, or turned by this angle [deg]) is more than node
-#: positions given roughly: most often a link set up in the wrong axes, which the
-#: warning says.
-ASSEMBLY_MOVE = 0.5
-ASSEMBLY_TURN_DEG = 30.0
-
-
-def assemble_initial(model: Model, s: State) -> str:
-    """Bring a user's initial state ``s`` onto the links (in place).
-
-    Returns a warning text (empty when nothing moved beyond round-off) naming every link
-    the initial state violated, by how much, and every body the assembly moved or turned;
-    beyond :data:`ASSEMBLY_MOVE` of the model's length scale or
-    :data:`ASSEMBLY_TURN_DEG` degrees it says the links' axes are likely wrong. (Not an
-    error: a model may start anywhere and be assembled, as the contract tests of every
-    link type do from random poses.)
-
-    Raises
-    ------
-    ModelError
-        When the links cannot be assembled, at the worst link's key path.
-    """
-    x0, q0 = s.x.copy(), s.q.copy()
-    violated: list[tuple[str, float]] = []
-    if model.nb_rows:
-        b = body_states(model, s)
-        _, _, res, _, _ = constraint_terms(model, b, link_context(model, s), positions=True)
-        per_link = np.zeros(len(model.link_names))
-        np.maximum.at(per_link, model.row_link, np.abs(res))
-        violated = [(name, float(v)) for name, v in zip(model.link_names, per_link,
-                                                         strict=True)
-                    if v > 1e-9 * model.length_scale]
-    try:
-        project(model, s, initial=True)
-    except SimulationError as exc:
-        raise ModelError(str(exc), exc.path) from None
-    moved = np.linalg.norm(s.x - x0, axis=1)
-    dot = np.clip(np.abs(np.sum(q0 * s.q, axis=1)), 0.0, 1.0)
-    turned = np.degrees(2.0 * np.arccos(dot))
-    changed = [(model.body_names[i], float(moved[i]), float(turned[i]))
-               for i in range(model.nb_bodies)
-               if moved[i] > 1e-6 * model.length_scale or turned[i] > 1e-6]
-    if not changed:
-        return ""
-    links = ", ".join(f"'{n}' by {v:.3g} (m or rad)" for n, v in violated) or "none"
-    bodies = ", ".join(f"'{n}' moved {m:.3g} m and turned {a:.3g} deg"
-                       for n, m, a in changed)
-    text = (f"the initial positions do not satisfy the links: violated {links}; "
-            f"assembling them, {bodies}")
-    if (moved.max() > ASSEMBLY_MOVE * model.length_scale
-            or turned.max() > ASSEMBLY_TURN_DEG):
-        text += (f": more than a rough start explains ({ASSEMBLY_MOVE:g} of the model's "
-                 f"size {model.length_scale:.3g} m, or {ASSEMBLY_TURN_DEG:g} deg); check the "
-                 "links' nodes (a link's slave node axes are meant to match its master's "
-                 "where the link is assembled) and the bodies' initial poses")
-    return text
 
 
 def _worst_link(model: Model, res: Array) -> str:

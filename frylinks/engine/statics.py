@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from frylinks.engine.assembly import BodyMove, body_moves, turn_refusal
 from frylinks.engine.evaluate import (
     constraint_terms,
     evaluate,
@@ -55,6 +56,11 @@ MAX_STEP = 0.3
 #: Most Newton steps, and most halvings of one step.
 MAX_ITERATIONS = 100
 MAX_HALVINGS = 40
+#: Largest turn of a body [deg] from its initial orientation that a static equilibrium
+#: may make without being asked (``solver.equilibrium_max_turn_deg``): a moored or
+#: floating body settles by a few degrees; a half turn is a body that capsized, or a
+#: link or mooring set up in the wrong axes.
+MAX_TURN_DEG = 45.0
 
 
 def null_space(model: Model, s: State) -> Array:
@@ -186,3 +192,30 @@ def static_equilibrium(model: Model, s: State) -> float:
     s.v[:] = 0.0
     s.w[:] = 0.0
     return worst
+
+
+def initial_equilibrium(model: Model, s: State, max_turn_deg: float = MAX_TURN_DEG
+                        ) -> list[BodyMove]:
+    """:func:`static_equilibrium` from ``s`` (in place), refused when it turns a body by
+    more than ``max_turn_deg`` [deg].
+
+    Returns
+    -------
+    list of BodyMove
+        How far each body moved and turned from ``s`` to the equilibrium.
+
+    Raises
+    ------
+    SimulationError
+        When no balanced pose is found (:func:`static_equilibrium`).
+    ModelError
+        At ``solver.initial_equilibrium``, when a body turned more than
+        ``max_turn_deg``.
+    """
+    before = s.copy()
+    static_equilibrium(model, s)
+    moves = body_moves(model, before, s)
+    error = turn_refusal(moves, max_turn_deg)
+    if error is not None:
+        raise error
+    return moves

@@ -24,8 +24,10 @@ from typing import Any, NoReturn
 
 import yaml
 
+from frylinks.engine.assembly import as_tolerance
 from frylinks.engine.integrators import ADAPTIVE, INTEGRATORS, nb_steps
 from frylinks.errors import CaseError, FrylinksError, ModelError
+from frylinks.io.key_lines import case_error, closest_line, key_line, key_lines, within
 from frylinks.io.loadcases import LoadCaseError, Sweep, read_sweep, set_value
 from frylinks.io.runner import RUN_DEFAULTS, System
 from frylinks.io.yaml_reading import CaseLoader
@@ -38,7 +40,8 @@ SCHEMA_VERSION = 1
 TOP_KEYS = ("frylinks", "name", "description", "gravity", "ground", "bodies", "links",
             "forces", "solver", "output", "sweep")
 GROUND_KEYS = ("nodes",)
-SOLVER_KEYS = ("t_end", "dt", "integrator", "rtol", "atol", "rho_inf", "initial_equilibrium")
+SOLVER_KEYS = ("t_end", "dt", "integrator", "rtol", "atol", "rho_inf", "initial_equilibrium",
+               "assembly_tolerance", "equilibrium_max_turn_deg")
 OUTPUT_KEYS = ("every",)
 #: Largest ``output.every``: any more is no output at all, and beyond the float range
 #: ``dt * every`` cannot be computed.
@@ -127,12 +130,12 @@ class _CaseReader:
         where = [f"line {line}"] if line else []
         # a swept value is not in the file: say which one the message is about
         where += [f"swept value {key} = {shown(value)}" for key, value in self.overrides.items()
-                  if _within(path, key)]
+                  if within(path, key)]
         raise CaseError(self.file, path, f"{message} ({'; '.join(where)})" if where
                         else message)
 
     def _line(self, path: str) -> int | None:
-        return _closest_line(self.lines, path)
+        return closest_line(self.lines, path)
 
     def call(self, path: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Call the Python API; its errors become case errors."""
@@ -160,7 +163,7 @@ class _CaseReader:
             # duplicate keys, which a mapping would silently overwrite
             root = yaml.compose(text, Loader=CaseLoader)
             if root is not None:
-                self.lines = _key_lines(root, self._duplicate)
+                self.lines = key_lines(root, self._duplicate)
             data = yaml.load(text, Loader=CaseLoader)
         except yaml.constructor.ConstructorError as exc:
             where = _mark(exc.problem_mark)
@@ -217,6 +220,7 @@ class _CaseReader:
         with relative_to(self.path.parent):
             system, solver = self._model(data, text)
         system.case_settings = dict(solver)  # what run() takes from it
+        system.case_file = self.file
         return CaseRead(system, solver, sweep)
 
     def _model(self, data: Mapping[str, Any], text: str) -> tuple[System, dict[str, Any]]:
@@ -358,6 +362,16 @@ class _CaseReader:
                 self.fail("solver.initial_equilibrium",
                           f"expected true or false, got {shown(value)}")
             out["initial_equilibrium"] = value
+        if "assembly_tolerance" in solver:
+            value = self.mapping(solver["assembly_tolerance"], "solver.assembly_tolerance",
+                                 "tolerances ({length: m, angle_deg: deg})")
+            out["assembly_tolerance"] = self.call("solver.assembly_tolerance", as_tolerance,
+                                                  value)
+        if "equilibrium_max_turn_deg" in solver:
+            out["equilibrium_max_turn_deg"] = self.call(
+                "solver.equilibrium_max_turn_deg", as_float,
+                solver["equilibrium_max_turn_deg"], "solver.equilibrium_max_turn_deg", "deg",
+                positive=True)
         every = output.get("every", out["every"])
         if isinstance(every, bool) or not isinstance(every, int) or not 1 <= every <= MAX_EVERY:
             self.fail("output.every", f"expected a whole number >= 1 (keep one sample every "
@@ -376,112 +390,8 @@ class _CaseReader:
         return out
 
 
-def case_error(file: str | Path, text: str, exc: ModelError,
-               given: Mapping[str, Any] | None = None) -> CaseError:
-    """The :class:`CaseError` of a mistake found after reading, when the model is assembled
-    or its run set up (initial positions that cannot meet the links, a bad ``t_end``).
-
-    Parameters
-    ----------
-    file, text
-        The case file and its text (``System.case_text``), for the line of the key.
-    exc
-        The error, with its key path.
-    given
-        Solver values given in place of the file's (``t_end``, ``dt``): an error on one
-        of them names the override rather than a line of the file.
-    """
-    key = exc.path.removeprefix("solver.")
-    if given and key in given:
-        where = f" ({key} = {given[key]!r} given in place of the case's value)"
-    else:
-        line = key_line(text, exc.path) if exc.path else None
-        where = f" (line {line})" if line else ""
-    return CaseError(str(file), exc.path, exc.message + where)
-
-
-def key_line(text: str, path: str) -> int | None:
-    """Line (from 1) of the key path ``path`` in a case file's ``text``, or of its closest
-    enclosing key that the text holds; None if the text holds none (or is not YAML).
-
-    Key paths are those of error messages: ``links.pto.spring_damper.stiffness``,
-    ``forces.waves.force[2].omega``.
-    """
-    try:
-        root = yaml.compose(text, Loader=CaseLoader)
-    except yaml.YAMLError:
-        return None
-    if root is None:
-        return None
-    return _closest_line(_key_lines(root), path)
-
-
-def _within(path: str, key: str) -> bool:
-    """True if key path ``path`` is ``key`` or lies under it."""
-    return path == key or path.startswith((f"{key}.", f"{key}["))
-
-
-def _closest_line(lines: Mapping[str, int], path: str) -> int | None:
-    while path:
-        if path in lines:
-            return lines[path]
-        cut = max(path.rfind("."), path.rfind("["))
-        path = path[:cut] if cut > 0 else ""
-    return None
-
-
-def _key_lines(root: yaml.Node,
-               on_duplicate: Callable[[str, str, int, int], None] | None = None
-               ) -> dict[str, int]:
-    """Line (from 1) of every key path under the composed ``root``.
-
-    ``on_duplicate(path, key, first_line, line)`` is called for a key given twice in one
-    mapping (which loading would silently overwrite).
-    """
-    lines: dict[str, int] = {}
-    loader = CaseLoader("")
-    seen: set[int] = set()
-
-    def walk(node: yaml.Node, path: str) -> None:
-        if id(node) in seen:  # an alias: walked already (and guards against recursion)
-            return
-        seen.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            keys: dict[str, int] = {}
-            for key_node, value_node in node.value:
-                key = _key_text(loader, key_node)
-                sub = f"{path}.{key}" if path else key
-                line = key_node.start_mark.line + 1
-                if key in keys and key != "<<" and on_duplicate is not None:
-                    on_duplicate(sub, key, keys[key], line)
-                keys[key] = line
-                lines.setdefault(sub, line)
-                walk(value_node, sub)
-        elif isinstance(node, yaml.SequenceNode):
-            for i, item in enumerate(node.value):
-                sub = f"{path}[{i}]"
-                lines.setdefault(sub, item.start_mark.line + 1)
-                walk(item, sub)
-
-    walk(root, "")
-    return lines
-
-
-def _key_text(loader: CaseLoader, node: yaml.Node) -> str:
-    """A mapping key as key paths spell it: ``str`` of its value, so ``true:`` is
-    ``True`` and ``0x10:`` is ``16``, as in the loaded mapping."""
-    if not isinstance(node, yaml.ScalarNode):
-        return "?"
-    if node.tag == "tag:yaml.org,2002:str":
-        return str(node.value)
-    try:
-        return str(loader.construct_object(node))
-    except yaml.YAMLError:  # an unknown tag: loading reports it
-        return str(node.value)
-
-
 def _mark(mark: Any) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
 
 
-__all__ = ["SCHEMA_VERSION", "key_line", "load_case"]
+__all__ = ["SCHEMA_VERSION", "case_error", "key_line", "load_case"]

@@ -16,7 +16,14 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from frylinks.engine import Model, State, assemble, assemble_initial, background
+from frylinks.engine import Model, State, assemble, background
+from frylinks.engine.assembly import (
+    DEFAULT_TOLERANCE,
+    AssemblyTolerance,
+    as_tolerance,
+    assemble_initial,
+    equilibrium_attributes,
+)
 from frylinks.engine.checkpoint import Checkpoint
 from frylinks.engine.compose import compiled_step
 from frylinks.engine.implicit import generalized_alpha
@@ -30,7 +37,9 @@ from frylinks.engine.integrators import (
 )
 from frylinks.engine.sampling import Batch
 from frylinks.engine.schemes import first_call
-from frylinks.errors import FrylinksError, ModelError, SimulationError
+from frylinks.engine.statics import MAX_TURN_DEG
+from frylinks.errors import FrylinksError, ModelError, Notice, SimulationError
+from frylinks.io.key_lines import case_error
 from frylinks.io.results import Sampler, to_dataset
 from frylinks.model.geometry import relative_scene, scene_spec
 from frylinks.model.system import System as SystemModel
@@ -42,11 +51,20 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
                every: int = 1, rtol: float = 1e-9, atol: float = 1e-12, rho_inf: float = 0.8,
                output: str | Path | None = None, progress: bool = False,
                state: State | None = None, resume: bool = False,
-               initial_equilibrium: bool = False, in_memory: bool = True) -> xr.Dataset:
+               initial_equilibrium: bool = False, in_memory: bool = True,
+               assembly_tolerance: AssemblyTolerance = DEFAULT_TOLERANCE,
+               equilibrium_max_turn_deg: float = MAX_TURN_DEG) -> xr.Dataset:
     """Run ``system`` and return its results (see :meth:`System.run`).
 
     Parameters
     ----------
+    assembly_tolerance
+        The largest initial residual of a link the run assembles
+        (:class:`~frylinks.engine.assembly.AssemblyTolerance`, or a mapping ``{length:
+        m, angle_deg: deg}``); beyond it the run is refused.
+    equilibrium_max_turn_deg
+        With ``initial_equilibrium``, the largest turn [deg] of a body from its initial
+        orientation the equilibrium may make; beyond it the run is refused.
     resume
         Go on from the checkpoint saved in ``output`` by an earlier run of the same
         model that stopped (interrupted, killed, diverged) or that ended before
@@ -70,6 +88,9 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
     if not 0.0 <= rho_inf <= 1.0:
         raise FrylinksError(f"solver.rho_inf: expected a spectral radius in [0, 1], got "
                             f"{rho_inf:g}")
+    tolerance = as_tolerance(assembly_tolerance)
+    max_turn = as_float(equilibrium_max_turn_deg, "solver.equilibrium_max_turn_deg", "deg",
+                        positive=True)
     background.begin()  # (the kernels not compiled yet run interpreted meanwhile)
     try:  # (a child compiling a new kind of model is handed its last work at the end)
         # (the span lets a force precompute the loads it knows in advance: wave records)
@@ -89,15 +110,16 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
                 raise FrylinksError("resuming a run needs its results file (output)")
             restart = _restart_point(Path(output), model, attrs, t_end)
         else:
-            _assemble_initial(model, s, warn=state is None)
+            attrs.update(_assemble_initial(model, s, tolerance, warn=state is None))
             if initial_equilibrium:
-                from frylinks.engine.statics import static_equilibrium
+                from frylinks.engine.statics import initial_equilibrium as equilibrium
 
                 try:
-                    static_equilibrium(model, s)
+                    moves = equilibrium(model, s, max_turn)
                 except SimulationError as exc:  # a force type refused a pose on the way
                     raise ModelError(f"the static equilibrium could not be found: {exc}",
                                      "solver.initial_equilibrium") from None
+                attrs.update(equilibrium_attributes(moves, max_turn))
         run_kwargs: dict[str, Any] = {"resume": restart, "on_checkpoint": None}
         sampler = Sampler(model)
         times: list[np.ndarray] = []
@@ -258,12 +280,18 @@ def _say_path(model: Model, integrator: str, rho_inf: float) -> None:
                       f"compiled step: {why[0]}", PythonPathWarning, stacklevel=3)
 
 
-def _assemble_initial(model: Model, s: State, warn: bool) -> None:
-    """Bring the initial state onto the links; warn naming the links and bodies if it
-    had to change (an error if by much: :func:`frylinks.engine.assemble_initial`)."""
-    text = assemble_initial(model, s)
-    if warn and text:
-        warnings.warn(text, stacklevel=4)
+def _assemble_initial(model: Model, s: State, tolerance: AssemblyTolerance, warn: bool
+                      ) -> dict[str, Any]:
+    """Bring the initial state onto the links (refused beyond ``tolerance``:
+    :func:`frylinks.engine.assembly.assemble_initial`); warn naming the links and bodies
+    if it visibly moved them, note the largest move if it moved them above round-off.
+    Returns the results' attributes of the assembly."""
+    done = assemble_initial(model, s, tolerance)
+    if warn and done.warning():
+        warnings.warn(done.warning(), stacklevel=4)
+    elif warn and done.notice():  # never silently, however little
+        warnings.warn(done.notice(), Notice, stacklevel=4)
+    return done.attributes()
 
 
 #: Attributes a resumed run must share with the run that wrote the file.
@@ -376,7 +404,8 @@ __all__ = ["Model", "PythonPathWarning", "run_attributes", "run_system", "sample
 #: defaults of the settings a case file's ``solver`` and ``output`` sections hold.
 RUN_DEFAULTS: dict[str, Any] = {
     name: p.default for name, p in inspect.signature(run_system).parameters.items()
-    if name in ("integrator", "every", "rtol", "atol", "rho_inf", "initial_equilibrium")}
+    if name in ("integrator", "every", "rtol", "atol", "rho_inf", "initial_equilibrium",
+                "assembly_tolerance", "equilibrium_max_turn_deg")}
 
 
 class System(SystemModel):
@@ -387,17 +416,22 @@ class System(SystemModel):
         super().__init__(*args, **kwargs)
         #: The run settings of the case file the system was read from (``solver.t_end``,
         #: ``dt``, ``integrator``, ``rtol``, ``atol``, ``rho_inf``,
-        #: ``initial_equilibrium`` and ``output.every``): :meth:`run` takes each one it
+        #: ``initial_equilibrium``, ``assembly_tolerance``, ``equilibrium_max_turn_deg``
+        #: and ``output.every``): :meth:`run` takes each one it
         #: is not given from here, so ``load_case(path).run()`` is the case's run. Empty
         #: for a system built in Python. (A plain dict: a System is copied and pickled.)
         self.case_settings: dict[str, Any] = {}
+        #: The case file the system was read from ("" for a system built in Python):
+        #: an error in its run names it, its key path and line, as ``frylinks run`` does.
+        self.case_file = ""
 
     def run(self, t_end: float | None = None, dt: float | None = None,
             integrator: str | None = None, every: int | None = None,
             rtol: float | None = None, atol: float | None = None,
             rho_inf: float | None = None, output: Any = None, progress: bool = False,
             resume: bool = False, initial_equilibrium: bool | None = None,
-            in_memory: bool = True) -> xr.Dataset:
+            in_memory: bool = True, assembly_tolerance: Any = None,
+            equilibrium_max_turn_deg: float | None = None) -> xr.Dataset:
         """Integrate from the initial state to ``t_end`` and return the results.
 
         An argument not given is the case file's (:attr:`case_settings`, for a system
@@ -439,16 +473,38 @@ class System(SystemModel):
             With False and an ``output`` file, keep no results in memory and return the
             file's Dataset, read when its values are asked for (a long run's every
             variable can take gigabytes).
+        assembly_tolerance
+            The largest initial residual of a link that the run assembles, an
+            :class:`~frylinks.engine.AssemblyTolerance` or ``{"length": m,
+            "angle_deg": deg}`` (default 0.01 m and 0.1 deg); beyond it the run is
+            refused with a :class:`~frylinks.errors.ModelError` naming the link and its
+            residual in each constrained DOF. ``frylinks.engine.FROM_ANYWHERE``
+            assembles from any initial state.
+        equilibrium_max_turn_deg
+            With ``initial_equilibrium``, the largest turn of a body from its initial
+            orientation that the equilibrium may make [deg] (default 45).
 
         Returns
         -------
         xarray.Dataset
-            The variables of docs/reference/results.md.
+            The variables of docs/reference/results.md; its attributes record the
+            initial links' residuals and how far assembling them moved the bodies
+            (``assembly_*``), and the static equilibrium's moves (``equilibrium_*``).
+
+        Raises
+        ------
+        CaseError
+            For a system read from a case file, a mistake found when its run is set up
+            (initial positions that miss a link, a bad ``t_end``): file, key path, line.
+        ModelError
+            The same for a system built in Python.
         """
         given = {k: v for k, v in (("t_end", t_end), ("dt", dt), ("integrator", integrator),
                                    ("every", every), ("rtol", rtol), ("atol", atol),
                                    ("rho_inf", rho_inf),
-                                   ("initial_equilibrium", initial_equilibrium))
+                                   ("initial_equilibrium", initial_equilibrium),
+                                   ("assembly_tolerance", assembly_tolerance),
+                                   ("equilibrium_max_turn_deg", equilibrium_max_turn_deg))
                  if v is not None}
         settings = {**RUN_DEFAULTS, **self.case_settings, **given}
         for key, what in (("t_end", "end time"), ("dt", "time step")):
@@ -456,5 +512,11 @@ class System(SystemModel):
                 raise FrylinksError(f"run: give {key}, the {what} [s] (a system built in "
                                     "Python has no case file's solver section to take it "
                                     "from)")
-        return run_system(self, output=output, progress=progress, resume=resume,
-                          in_memory=in_memory, **settings)
+        try:
+            return run_system(self, output=output, progress=progress, resume=resume,
+                              in_memory=in_memory, **settings)
+        except ModelError as exc:
+            if not getattr(self, "case_file", ""):  # (a system pickled before it had one)
+                raise
+            times = {k: v for k, v in given.items() if k in ("t_end", "dt")}
+            raise case_error(self.case_file, self.case_text, exc, times) from None

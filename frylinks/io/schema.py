@@ -25,6 +25,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from frylinks.engine.assembly import DEFAULT_TOLERANCE
 from frylinks.engine.integrators import INTEGRATORS
 from frylinks.io.case import (
     BODY_KEYS,
@@ -413,6 +414,28 @@ def case_schema(registry: Registry | None = None) -> dict[str, Any]:
         "initial_equilibrium": {"type": "boolean", "default": False,
                                 "description": "start from the static equilibrium pose "
                                                "(still water, zero velocities)"},
+        "assembly_tolerance": {
+            "type": "object", "additionalProperties": False,
+            "properties": {
+                "length": _described({"type": "number", "exclusiveMinimum": 0,
+                                      "default": DEFAULT_TOLERANCE.length},
+                                     "largest initial residual of a link's translation",
+                                     "m"),
+                "angle_deg": _described({"type": "number", "exclusiveMinimum": 0,
+                                         "default": DEFAULT_TOLERANCE.angle_deg},
+                                        "largest initial residual of a link's rotation",
+                                        "deg")},
+            "default": {"length": DEFAULT_TOLERANCE.length,
+                        "angle_deg": DEFAULT_TOLERANCE.angle_deg},
+            "description": "{length: m, angle_deg: deg}: a link whose initial residual in "
+                           "a translation or a rotation exceeds these is refused (its nodes "
+                           "or the bodies' poses are wrong); a smaller one is assembled "
+                           "before the first step. Large values assemble from anywhere"},
+        "equilibrium_max_turn_deg": _described(
+            {"type": "number", "exclusiveMinimum": 0,
+             "default": RUN_DEFAULTS["equilibrium_max_turn_deg"]},
+            "with initial_equilibrium, the largest turn of a body from its initial "
+            "orientation that the equilibrium may make", "deg"),
     }
     output_props = {
         "every": {"type": "integer", "minimum": 1, "default": RUN_DEFAULTS["every"],

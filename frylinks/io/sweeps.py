@@ -203,7 +203,7 @@ class _Plan:
 def _plan(file: Path, values: Mapping[str, Any] | None, zipped: bool | None,
           given: dict[str, float]) -> _Plan:
     """Read the base case, expand the load cases and fix the results' layout."""
-    from frylinks.engine import assemble
+    from frylinks.engine import assemble, assemble_initial
     from frylinks.io.results import coordinates, variables
 
     try:
@@ -237,11 +237,16 @@ def _plan(file: Path, values: Mapping[str, Any] | None, zipped: bool | None,
         grid = time_grid([sample_times(s["t_end"], s["dt"], s["integrator"], s["every"])
                           for s in solvers])
         model = assemble(base.system)
+        # a base case whose links miss its initial positions is refused before any
+        # worker starts (a case whose swept values move a node fails on its own)
+        done = assemble_initial(model, model.initial.copy(),
+                                base.solver["assembly_tolerance"])
     except ModelError as exc:
         raise case_error(file, text, exc, given) from None
     solver = solvers[0] if solvers else {**base.solver, **given}
     attrs = run_attributes(base.system, solver["integrator"], solver["dt"], solver["every"],
                            solver["rtol"], solver["atol"], solver["rho_inf"])
+    attrs.update(done.attributes())  # the base case's
     attrs["sweep"] = json.dumps({**spec.to_json(), **given})
     swept = {key: [c[key] for c in cases] for key in spec.values}
     layout = Layout(coordinates(model), variables(model), grid, swept,

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from frylinks.engine import FROM_ANYWHERE
 from frylinks.io.runner import System
 from frylinks.links import LinkType
 from frylinks.model.registry import Registry
@@ -100,7 +101,9 @@ def types_system(classes: Sequence[type[Any]],
     """The model :func:`check_compiled_types` runs: each of ``classes`` once per
     parameter set (``instances`` by type name, else the type's examples), a link type
     holding a body on ground, a force type acting on bodies of its own; the same model
-    every time (its random poses seeded by the first type)."""
+    every time (its random poses seeded by the first type). A driver's examples start
+    it off its signal's value: run it with ``assembly_tolerance=FROM_ANYWHERE``
+    (:mod:`frylinks.engine.assembly`)."""
     reg = registry_with([(_kind_of(cls), cls) for cls in classes], registry)
     given = instances or {}
     rng = np.random.default_rng(_seed(classes[0], 7))
@@ -152,10 +155,12 @@ def check_compiled_types(classes: Sequence[type[Any]],
             try:
                 if python:
                     with python_path():
-                        runs.append(system.run(t_end=steps * dt, dt=dt))
+                        runs.append(system.run(t_end=steps * dt, dt=dt,
+                                               assembly_tolerance=FROM_ANYWHERE))
                 else:
                     with compiling_everything():
-                        runs.append(system.run(t_end=steps * dt, dt=dt))
+                        runs.append(system.run(t_end=steps * dt, dt=dt,
+                                               assembly_tolerance=FROM_ANYWHERE))
             except PythonPathWarning as exc:
                 raise AssertionError(f"{label}: the model does not run compiled: {exc}"
                                      ) from None

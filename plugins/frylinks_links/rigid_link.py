@@ -70,6 +70,10 @@ class RigidLink(LinkType):
         self.length = np.array([np.nan if p.get("length") is None else float(p["length"])
                                 for p in instances], dtype=float)
 
+    @property
+    def constraint_names(self) -> tuple[str, ...]:
+        return ("length",)  # |d| - length [m]
+
     def kernel_data(self) -> tuple[Any, ...]:
         # the instance's own array: the residual kernel fills its NaNs in place
         return (self.length,)

@@ -63,6 +63,12 @@ class UniversalLink(LinkType):
         self._first = np.ascontiguousarray(pairs[:, 0])
         self._second = np.ascontiguousarray(pairs[:, 1])
 
+    @property
+    def constraint_names(self) -> tuple[str, ...]:
+        # the nodes coincide; r_cross: the cosine of the crossed axes' angle, which is
+        # the angle [rad] they miss a right angle by, near it
+        return ("tx", "ty", "tz", "r_cross")
+
     def kernel_data(self) -> tuple[Any, ...]:
         # per link, the index of its first axis f and of its second axis g
         return (self._first, self._second)

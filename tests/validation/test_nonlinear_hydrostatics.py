@@ -39,7 +39,9 @@ def sphere_system(mass: float, z0: float, damping: float = 0.0, *, linear_k: flo
                geometry={"shape": "sphere", "radius": R})
     # the ball held or heaving, and an idle body on the other link type: every model here
     # uses both types, so the tests share one compiled kind of model
-    s.add_body("idle", mass=1.0, inertia=[1.0, 1.0, 1.0], position=[5.0, 0, 0])
+    # (turned as its link's master node: the run used to turn it silently to assemble it)
+    s.add_body("idle", mass=1.0, inertia=[1.0, 1.0, 1.0], position=[5.0, 0, 0],
+               orientation={"axis": [0.0, 1.0, 0.0], "angle_deg": 90.0})
     s.ground.add_node("hold", position=[0, 0, z0])
     s.ground.add_node("idle", position=[5.0, 0, 0],  # (a slide along x: it stays put)
                       orientation={"axis": [0.0, 1.0, 0.0], "angle_deg": 90.0})
