@@ -199,7 +199,9 @@ class Assembly:
         """The Python API's warning of a visible move (empty when there is none)."""
         if not self.moved(visible=True):
             return ""
-        violated = [r for r in self.residuals if r.length or r.angle_deg]
+        violated = [r for r in self.residuals  # (beyond round-off: not 3e-15 deg)
+                    if r.length > ROUND_OFF * self.length_scale
+                    or r.angle_deg > ROUND_OFF_DEG]
         links = ", ".join(f"'{r.link}' by {r.shown()}" for r in violated) or "none"
         bodies = ", ".join(f"'{m.body}' moved {m.move_m:.3g} m and turned "
                            f"{m.turn_deg:.3g} deg" for m in self.moves
