@@ -193,9 +193,10 @@ def _in_parallel(ds: xr.Dataset, index: np.ndarray, camera: Any, size: tuple[int
 
 
 #: ffmpeg's x264 settings: "veryfast" encoded RM3's 1201 frames in 7.7 s of CPU against
-#: 13.4 s for the default "medium", in a smaller file at this quality (crf 23, x264's
-#: default, which the matplotlib writer used)
-X264 = ["-preset", "veryfast", "-crf", "23"]
+#: 13.4 s for the default "medium"; "superfast" less again (the README window in 34-36 s wall
+#: instead of 38-41 s on 2 cores, a 1.7 MB file) at this quality (crf
+#: 23, x264's default, which the matplotlib writer used)
+X264 = ["-preset", "superfast", "-crf", "23"]
 
 
 def _mp4(path: Path, pictures: Iterable[bytes], size: tuple[int, int], fps: int) -> None:
