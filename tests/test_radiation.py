@@ -198,3 +198,21 @@ solver: {{t_end: 1.0, dt: 0.05}}
     assert done.returncode == 0, done.stderr
     assert "frylinks: note: radiation of 'b'" in done.stderr
     assert "frylinks: warning" not in done.stderr
+
+
+def test_the_modal_form_is_the_same_system_with_two_entries_of_a_a_state(
+        sphere: HydroDatabase, cache: Path) -> None:
+    """:func:`radiation.modal_form` turns each fitted block by its eigenvectors: the
+    system's transfer function is unchanged (against the fit as realised, at the data's
+    frequencies and beyond), and each state's row of ``A`` has at most two entries (a
+    real pole, or a pair's 2 x 2 block), its row of ``B`` one input and its column of
+    ``C`` one output."""
+    ss = cached_state_space(sphere.omega, sphere.radiation_damping, tol=0.02)
+    A, B, C = radiation.modal_form(ss.A, ss.B, ss.C)
+    assert A.shape == ss.A.shape and np.count_nonzero(ss.A) > 2 * ss.nb_states
+    w = np.concatenate([sphere.omega, [20.0, 50.0]])
+    before, after = ss.transfer_function(w), radiation._transfer(A, B, C, w)
+    assert np.abs(after - before).max() <= 1e-9 * np.abs(before).max()
+    assert (np.count_nonzero(A, axis=1) <= 2).all()
+    assert (np.count_nonzero(B, axis=1) == 1).all()
+    assert (np.count_nonzero(C, axis=0) == 1).all()

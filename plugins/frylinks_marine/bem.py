@@ -446,9 +446,10 @@ class Radiation(RadiationMemory, DatasetForce):
         with the kernel's length [s]), as JSON."""
         entries = []
         delta = float(self.conv_delta[0])
-        lengths = {(int(r), int(c)): (self.conv_start[e + 1] - self.conv_start[e] - 1)
-                   * delta / 2 for e, (r, c) in enumerate(zip(self.conv_rows, self.conv_cols,
-                                                              strict=True))}
+        start = self.conv_phase_start
+        lengths = {(int(r), int(c)): (start[2 * e + 2] - start[2 * e] - 1) * delta / 2
+                   for e, (r, c) in enumerate(zip(self.conv_rows, self.conv_cols,
+                                                  strict=True))}
         for (members, ss), (convolved, why) in zip(self.units, self._convolved, strict=True):
             labels = dof_labels(6 * len(members), [self._bodies[i] for i in members])
             dofs = np.concatenate([6 * i + np.arange(6) for i in members])

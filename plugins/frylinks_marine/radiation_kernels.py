@@ -87,11 +87,8 @@ class RadiationMemory(ForceType):
         self.conv_rows = np.asarray(rows, dtype=np.int64).reshape(-1)
         self.conv_cols = np.asarray(cols, dtype=np.int64).reshape(-1)
         sizes = [len(t) for t in tables]
-        self.conv_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        self.conv_table = (np.concatenate(tables).astype(np.float64) if tables
-                           else np.zeros(0))
-        # each table split by parity, K(j delta) and K((j + 1/2) delta): a grid part reads
-        # every other sample, so each read is then a contiguous run (a plain dot product)
+        # each table kept split by parity, K(j delta) and K((j + 1/2) delta): a grid part
+        # reads every other sample, so each read is a contiguous run (a plain dot product)
         halves = [part for t in tables for part in (t[0::2], t[1::2])]
         self.conv_phase_start = np.concatenate(
             [[0], np.cumsum([len(h) for h in halves])]).astype(np.int64)
@@ -120,7 +117,7 @@ class RadiationMemory(ForceType):
         """The step's data: ``A``, ``B``, ``C`` packed by state (each state's nonzero
         entries: its row of ``A`` and of ``B``, its column of ``C``; the fits are
         sparse, in modal form two entries of ``A`` a state), the density ratio per DOF,
-        then the convolution's (indices 9 to 18, 20 and 21)."""
+        then the convolution's (indices 9 to 18)."""
         if not hasattr(self, "conv_rows"):
             self.set_convolution(np.zeros(0), np.zeros(0), [], 1.0)
         a_ptr, a_idx, a_val = _packed(self.A)
@@ -128,10 +125,9 @@ class RadiationMemory(ForceType):
         c_ptr, c_idx, c_val = _packed(np.asarray(self.C).T)
         ratio = np.repeat(np.asarray(self._ratio, dtype=np.float64), 6)
         return (a_ptr, a_idx, a_val, ratio, b_ptr, b_idx, b_val, c_ptr, c_idx,
-                self.conv_rows, self.conv_cols, self.conv_start, self.conv_table,
+                self.conv_rows, self.conv_cols, self.conv_phase_start, self.conv_phase,
                 self.conv_clock, self.conv_history, self.conv_velocity, self.conv_cache,
-                self.conv_delta, self.conv_work, c_val, self.conv_phase,
-                self.conv_phase_start)
+                self.conv_delta, self.conv_work, c_val)
 
 
 def _packed(m: Array) -> tuple[Array, Array, Array]:
@@ -146,16 +142,30 @@ def _packed(m: Array) -> tuple[Array, Array, Array]:
 
 
 @helper
-def table_value(table: Array, first: int, stop: int, x: float) -> float:
-    """An entry's kernel at ``x`` half-steps (``table[first:stop]``, linear between its
-    samples, zero beyond)."""
+def table_size(phase_start: Array, e: int) -> int:
+    """How many samples entry ``e``'s kernel table holds (both parities)."""
+    return phase_start[2 * e + 2] - phase_start[2 * e]
+
+
+@helper
+def sample(phase: Array, phase_start: Array, e: int, j: int) -> float:
+    """Entry ``e``'s kernel at ``j`` half-steps, ``K(j delta / 2)`` (``j`` within its
+    table): in the table of ``j``'s parity, at ``j // 2``."""
+    return phase[phase_start[2 * e + j % 2] + j // 2]
+
+
+@helper
+def table_value(phase: Array, phase_start: Array, e: int, x: float) -> float:
+    """Entry ``e``'s kernel at ``x`` half-steps, linear between its samples, zero
+    beyond its table."""
     p = math.floor(x)
     s = x - p
+    size = table_size(phase_start, e)
     out = 0.0
-    if first + p < stop:
-        out = (1.0 - s) * table[first + p]
-        if s > 0.0 and first + p + 1 < stop:
-            out += s * table[first + p + 1]
+    if p < size:
+        out = (1.0 - s) * sample(phase, phase_start, e, p)
+        if s > 0.0 and p + 1 < size:
+            out += s * sample(phase, phase_start, e, p + 1)
     return out
 
 
@@ -189,18 +199,16 @@ def newest_slot(hist: Array, count: int) -> int:
 def grid_part(data: tuple[Any, ...], t: float, e: int) -> float:
     """The history's part of entry ``e``'s convolution at ``t``: the trapezoidal rule
     over the grid up to its last time."""
-    cols, start, table, clock, hist, delta = (data[10], data[11], data[12], data[13],
-                                              data[14], data[17][0])
-    phase, phase_start = data[20], data[21]
+    cols, phase_start, phase, clock, hist, delta = (data[10], data[11], data[12], data[13],
+                                                    data[14], data[17][0])
     last = int(clock[COUNT]) - 1
     x = max(2.0 * (t - (clock[ORIGIN] + last * delta)) / delta, 0.0)
     p = math.floor(x)
     s = x - p
-    first, stop = start[e], start[e + 1]
+    size = table_size(phase_start, e)
     body, dof = cols[e] // 6, cols[e] % 6
     # the samples m = 0 .. top (newest first) the table reaches, K at 2 m + p (and + 1)
-    top = min(last, (stop - first - 2 - p) // 2) if s > 0.0 else \
-        min(last, (stop - first - 1 - p) // 2)
+    top = min(last, (size - 2 - p) // 2) if s > 0.0 else min(last, (size - 1 - p) // 2)
     acc = 0.0
     if top >= 0:
         run = hist[body, dof]
@@ -213,13 +221,9 @@ def grid_part(data: tuple[Any, ...], t: float, e: int) -> float:
             other = phase_start[2 * e + (p + 1) % 2] + (p + 1) // 2
             acc = (1.0 - s) * acc + s * dot(phase, other, run, newest, top + 1)
         # the trapezoid's half weights at the ends: the newest sample, the first one
-        k = first + p
-        acc -= 0.5 * ((1.0 - s) * table[k] + (s * table[k + 1] if s > 0.0 else 0.0)) \
-            * run[newest]
+        acc -= 0.5 * table_value(phase, phase_start, e, x) * run[newest]
         if top == last:
-            k = first + 2 * last + p
-            acc -= 0.5 * ((1.0 - s) * table[k] + (s * table[k + 1] if s > 0.0 else 0.0)) \
-                * run[newest + last]
+            acc -= 0.5 * table_value(phase, phase_start, e, x + 2 * last) * run[newest + last]
     return acc * delta
 
 
@@ -228,7 +232,7 @@ def convolution_memory(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
                        y: Array) -> None:
     """The convolved entries' memory ``sum_c int K_rc u_c`` added into ``y (6 n,)``
     (before the density ratio), at time ``t`` with the velocities of ``frames[0]``."""
-    rows, cols, start, table = data[9], data[10], data[11], data[12]
+    rows, cols, phase_start, phase = data[9], data[10], data[11], data[12]
     clock, velocity, cache, delta = data[13], data[15], data[16], data[17][0]
     f = frames[0]
     ne = rows.shape[0]
@@ -239,14 +243,10 @@ def convolution_memory(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
             if cache[c, 0] == t and cache[c, 1] == count:
                 slot = c
         if slot < 0:  # (a slot never used, else the older one, makes room)
-            slot = 0
-            if math.isnan(cache[0, 0]):
-                slot = 0
-            elif math.isnan(cache[1, 0]):
-                slot = 1
-            elif cache[1, 1] < cache[0, 1] or (cache[1, 1] == cache[0, 1]
-                                               and cache[1, 0] < cache[0, 0]):
-                slot = 1
+            older = cache[1, 1] < cache[0, 1] or (cache[1, 1] == cache[0, 1]
+                                                  and cache[1, 0] < cache[0, 0])
+            slot = 1 if not math.isnan(cache[0, 0]) and (math.isnan(cache[1, 0])
+                                                          or older) else 0
             for e in range(ne):
                 cache[slot, 2 + e] = grid_part(data, t, e)
             cache[slot, 0] = t
@@ -256,22 +256,23 @@ def convolution_memory(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
         hist = data[14]
         newest = newest_slot(hist, int(count))
         for e in range(ne):
-            first, stop = start[e], start[e + 1]
             body, dof = cols[e] // 6, cols[e] % 6
             u_now = f.v[body, dof] if dof < 3 else f.w[body, dof - 3]
             acc = cache[slot, 2 + e]
-            k_a = table_value(table, first, stop, max(2.0 * (t - t_a) / delta, 0.0))
+            k_a = table_value(phase, phase_start, e, max(2.0 * (t - t_a) / delta, 0.0))
             if t_a > last_grid + 1e-9 * delta:  # (the grid's last time to the accepted)
-                k_g = table_value(table, first, stop, max(2.0 * (t - last_grid) / delta, 0.0))
+                k_g = table_value(phase, phase_start, e,
+                                  max(2.0 * (t - last_grid) / delta, 0.0))
                 acc += 0.5 * (t_a - last_grid) * (k_g * hist[body, dof, newest]
                                                   + k_a * velocity[body, dof])
             if t > t_a:
-                acc += 0.5 * (t - t_a) * (k_a * velocity[body, dof] + table[first] * u_now)
+                acc += 0.5 * (t - t_a) * (k_a * velocity[body, dof]
+                                       + sample(phase, phase_start, e, 0) * u_now)
             y[rows[e]] += acc
     alive(rows)
     alive(cols)
-    alive(start)
-    alive(table)
+    alive(phase_start)
+    alive(phase)
     alive(clock)
     alive(velocity)
     alive(cache)
