@@ -287,10 +287,12 @@ def _assemble_initial(model: Model, s: State, tolerance: AssemblyTolerance, warn
     if it visibly moved them, note the largest move if it moved them above round-off.
     Returns the results' attributes of the assembly."""
     done = assemble_initial(model, s, tolerance)
-    if warn and done.warning():
-        warnings.warn(done.warning(), stacklevel=4)
-    elif warn and done.notice():  # never silently, however little
-        warnings.warn(done.notice(), Notice, stacklevel=4)
+    if warn:
+        text = done.warning()
+        if text:
+            warnings.warn(text, stacklevel=4)
+        elif done.notice():  # never silently, however little
+            warnings.warn(done.notice(), Notice, stacklevel=4)
     return done.attributes()
 
 
