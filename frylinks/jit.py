@@ -11,21 +11,31 @@ The helpers below take and fill single rows (one vector, one quaternion) and are
 meant to be called inside kernels; each is the one implementation of its formula
 that the compiled code uses.
 
-**A kernel the step calls cannot raise.** It does not allocate: its outputs and work
-arrays come from its caller (the compiled step allocates them once, before its loop),
-and a temporary of fixed size is :func:`scratch` (on the stack). It does not assign an
-array to a slice (``a[0:3] = b``, ``a[:] = b``: numba checks the shapes and may raise);
-it loops, or calls :func:`copy_into` (a scalar, ``a[:] = 0.0``, is fine). The reason is
-numba's reference counting: in a function that may raise, numba cannot prove its
-tuple arguments' reference counts balance, so every call increments and decrements the
-count of every array in every tuple it takes (a link kernel takes about thirty), with
-atomic instructions. Measured, those and the allocations were three quarters of a small
-model's step (a call of a kernel with a ten-array tuple: 137 ns allocating, 37 ns
-assigning a slice, 1 to 15 ns otherwise). The pruning also gives up when a reference
-is released in the middle of the kernel, which numba does at a variable's last use
-(an alias ``u = W.u`` used in the first loop only, an argument of an inlined helper,
-an early ``return``): a kernel has one ``return`` at its end, and :func:`alive` keeps
-its arguments and aliases to that end.
+**A kernel counts no references.** It is compiled without numba's reference counting
+(its runtime, NRT): it does not allocate (its outputs and work arrays come from its
+caller, which allocates them once, before its loop; a temporary of fixed size is
+:func:`scratch`, on the stack) and returns no array (only scalars, or nothing: it
+writes into arrays it is given). Its caller, the compiled step, keeps every array
+alive for the call. The reason is speed: numba counts a reference to each array of each
+tuple a compiled function receives (a link kernel takes about thirty) on entry and on
+exit, and to each view (``R = frames.R[i]``) made in a loop, with atomic instructions.
+numba's pass that prunes those counts gives up on most real kernels (a view handed
+to an inlined helper in a loop is enough): measured on the point absorber's step
+(numba 0.68), the counting was half of its time, 800 atomic operations a step, and
+one call of the mass matrix's inverse for one body took 840 ns instead of 60.
+Without NRT the counts are not written at all. The compiler keeps the rule: an
+allocation in such a kernel (``np.empty``, ``a.copy()``, ``a + b`` on arrays, a call of
+a function that allocates) does not compile, and a kernel that returns an array is
+refused when compiled (:class:`KernelError`), since its caller would release an array
+it never owned.
+
+A function that must allocate or return an array (one that makes room, or a Python
+API's convenience that returns its result) is decorated ``@kernel(allocates=True)``:
+it is compiled with NRT, as numba's ``njit`` is; the step does not call those.
+
+It does not assign an array to a slice (``a[0:3] = b``, ``a[:] = b``: numba checks
+the shapes and may raise); it loops, or calls :func:`copy_into` (a scalar,
+``a[:] = 0.0``, is fine).
 
 Set the environment variable ``NUMBA_DISABLE_JIT=1`` to run every kernel as plain
 Python (slow; for stepping through one in a debugger).
@@ -38,7 +48,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import numpy as np
-from numba import carray, config, njit, types
+from numba import config, njit, types
 from numba.core import cgutils
 from numba.core.extending import _Intrinsic
 from numba.extending import intrinsic, overload
@@ -55,31 +65,86 @@ F = TypeVar("F", bound=Callable[..., Any])
 OPTIONS: dict[str, Any] = {"fastmath": False, "error_model": "numpy", "nogil": True}
 
 
-def kernel(fn: F) -> F:
-    """Compile ``fn`` as a frylinks kernel (see :data:`OPTIONS`)."""
-    return install(cached(njit(**OPTIONS)(fn)))  # type: ignore[no-any-return]
+class KernelError(TypeError):
+    """A kernel compiled without reference counting returns an array."""
+
+
+def _returns_array(ty: Any) -> bool:
+    """Whether numba type ``ty`` is, or holds, an array."""
+    if isinstance(ty, types.Buffer):
+        return True
+    if isinstance(ty, types.BaseTuple):
+        return any(_returns_array(t) for t in ty.types)
+    return False
+
+
+def _no_array_returned(dispatcher: Any) -> Any:
+    """``dispatcher`` refusing each compiled version (new or from the cache) that returns
+    an array (see the module doc)."""
+    add = getattr(dispatcher, "add_overload", None)
+    if add is None:  # (NUMBA_DISABLE_JIT: a plain function)
+        return dispatcher
+
+    def add_overload(cres: Any) -> None:
+        if _returns_array(cres.signature.return_type):
+            raise KernelError(
+                f"kernel {dispatcher.py_func.__qualname__} returns an array "
+                f"({cres.signature.return_type}): a kernel writes into arrays it is given; "
+                "one that must return an array is decorated @kernel(allocates=True)")
+        add(cres)
+
+    dispatcher.add_overload = add_overload
+    return dispatcher
+
+
+def kernel(fn: F | None = None, *, allocates: bool = False) -> Any:
+    """Compile ``fn`` as a frylinks kernel (see :data:`OPTIONS`), without numba's
+    reference counting unless it ``allocates`` (module doc). ``@kernel`` or
+    ``@kernel(allocates=True)``."""
+    def make(f: F) -> F:
+        if allocates:
+            return install(cached(njit(**OPTIONS)(f)))  # type: ignore[no-any-return]
+        return install(cached(_no_array_returned(njit(_nrt=False, **OPTIONS)(f))))  # type: ignore[no-any-return]
+
+    return make if fn is None else make(fn)
 
 
 def helper(fn: F) -> F:
     """Compile ``fn`` as a kernel that other kernels call, written into each caller
-    (numba's ``inline="always"``): a call of a compiled function that is not inlined
-    may raise, as far as the caller knows, which costs the caller the pruning of its
-    reference counts (see the module doc). For small functions (a row, one element)."""
+    (numba's ``inline="always"``; it follows its caller's rules). For small functions
+    (a row, one element)."""
     return install(cached(njit(inline="always", **OPTIONS)(fn)))  # type: ignore[no-any-return]
 
 
 @intrinsic
-def _stack_doubles(typingctx: Any, rows: Any, cols: Any) -> Any:
-    """A pointer to ``rows * cols`` (constants) doubles in the calling function's frame
-    (allocated once, on entry, wherever the call is)."""
+def _stack_array(typingctx: Any, rows: Any, cols: Any) -> Any:
+    """A C-ordered float64 array of shape ``(rows,)`` (``cols`` 0) or ``(rows, cols)``
+    (constants) in the calling function's frame (allocated once, on entry, wherever the
+    call is), with no owner to count: the array itself, not a pointer that ``carray``
+    would make into one (a function returning a new array needs numba's reference
+    counting, which kernels are compiled without)."""
     if not (isinstance(rows, types.IntegerLiteral) and isinstance(cols, types.IntegerLiteral)):
         return None
-    n = rows.literal_value * cols.literal_value
+    n, m = rows.literal_value, cols.literal_value
+    shape = (n,) if m == 0 else (n, m)
+    array = types.Array(types.float64, len(shape), "C")
 
     def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        return cgutils.alloca_once(builder, context.get_value_type(types.float64), size=n)
+        data = cgutils.alloca_once(builder, context.get_value_type(types.float64),
+                                   size=n * max(m, 1))
+        out = context.make_array(array)(context, builder)
+        size = context.get_abi_sizeof(context.get_data_type(types.float64))
+        strides = (size,) if m == 0 else (m * size, size)
 
-    return types.CPointer(types.float64)(rows, cols), codegen
+        def intp(v: int) -> Any:
+            return context.get_constant(types.intp, v)
+
+        context.populate_array(out, data=data, shape=[intp(s) for s in shape],
+                               strides=[intp(s) for s in strides], itemsize=intp(size),
+                               meminfo=None)
+        return out._getvalue()
+
+    return array(rows, cols), codegen
 
 
 @intrinsic
@@ -87,8 +152,9 @@ def _alive_intrinsic(typingctx: Any, value: Any) -> Any:
     """Nothing, at run time: a use of ``value`` here, so that numba releases it here
     rather than at its last use. Put ``alive(a)`` at the end of a kernel or helper for
     each array (or tuple) argument and alias it has, one per call (``alive(a)``,
-    ``alive(b)``): numba's pruning of reference counts gives up on a kernel with a
-    release in its middle (see the module doc). (One parameter: an intrinsic taking
+    ``alive(b)``) compiled with reference counts (``allocates=True``): numba's pruning
+    of them gives up on a function with a release in its middle. A kernel compiled
+    without counts (the default, module doc) needs none. (One parameter: an intrinsic taking
     ``*values`` would be lowered as a tuple, the reference counting it saves.)"""
 
     def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
@@ -118,12 +184,12 @@ else:
         """Room for ``n`` floats (uninitialised; ``n`` a constant) on the stack of the
         kernel that calls it: a temporary that costs nothing and that the kernel must
         neither return nor keep."""
-        return carray(_stack_doubles(n, 1), n)  # type: ignore[call-arg]
+        return _stack_array(n, 0)  # type: ignore[call-arg, no-any-return]
 
     @njit(inline="always")
     def scratch2(n: int, m: int) -> np.ndarray:
         """Room for ``n x m`` floats, as :func:`scratch` (``n``, ``m`` constants)."""
-        return carray(_stack_doubles(n, m), (n, m))  # type: ignore[call-arg]
+        return _stack_array(n, m)  # type: ignore[call-arg, no-any-return]
 
 
 # What the interpreted tier (:mod:`frylinks.interpreted`) runs in place of the pieces

@@ -108,7 +108,7 @@ class NodeFrames(NamedTuple):
     r: Array
 
 
-@kernel
+@kernel(allocates=True)
 def frames_room(n: int) -> NodeFrames:
     """Room for the frames of ``n`` nodes."""
     return NodeFrames(np.empty((n, 3)), np.empty((n, 3, 3)), np.empty((n, 4)),
@@ -144,7 +144,7 @@ def frames_write(b: BodyStates, body: Array, offset: Array, rot: Array, qrot: Ar
         quat_mul(b.q[k], qrot[i], q[i])
 
 
-@kernel
+@kernel(allocates=True)
 def frames_kernel(b: BodyStates, body: Array, offset: Array, rot: Array, qrot: Array
                   ) -> NodeFrames:
     """World frames of the nodes ``(body, offset, rot, qrot)`` at the body states ``b``."""
@@ -210,7 +210,7 @@ class Relative(NamedTuple):
         return generalized_kernel(self, np.ascontiguousarray(mu, dtype=float))
 
 
-@kernel
+@kernel(allocates=True)
 def relative_room(n: int) -> Relative:
     """Room for the relative kinematics of ``n`` node pairs."""
     fm = frames_room(n)
@@ -280,7 +280,7 @@ def relative_into(b: BodyStates, mbody: Array, moffset: Array, mrot: Array, mqro
                 kappa[i, j] = 0.0
 
 
-@kernel
+@kernel(allocates=True)
 def relative_kernel(b: BodyStates, mbody: Array, moffset: Array, mrot: Array, mqrot: Array,
                     sbody: Array, soffset: Array, srot: Array, sqrot: Array,
                     need_bias: bool) -> Relative:
@@ -321,7 +321,7 @@ def jacobian_rows_into(rel: Relative, rows: Array, out: Array) -> None:
                 out[i, c, 9 + j] = wa[j] - mb[j]
 
 
-@kernel
+@kernel(allocates=True)
 def jacobian_rows(rel: Relative, rows: Array) -> Array:
     """``rows @ J`` for rows ``(n, nc, 6)`` over ``tau``: ``(n, nc, 12)``."""
     out = np.empty((rows.shape[0], rows.shape[1], 12))
@@ -350,7 +350,7 @@ def generalized_into(rel: Relative, mu: Array, out: Array) -> None:
     alive(out)
 
 
-@kernel
+@kernel(allocates=True)
 def generalized_kernel(rel: Relative, mu: Array) -> Array:
     """``J^T mu`` for ``mu (n, 6)``: ``(n, 12)`` (:func:`generalized_into`)."""
     out = np.empty((mu.shape[0], 12))
@@ -358,7 +358,7 @@ def generalized_kernel(rel: Relative, mu: Array) -> Array:
     return out
 
 
-@kernel
+@kernel(allocates=True)
 def body_states_room(nb: int) -> BodyStates:
     """Room for the states of ``nb`` bodies and ground."""
     return BodyStates(np.empty((nb + 1, 3)), np.empty((nb + 1, 4)), np.empty((nb + 1, 3, 3)),
@@ -391,7 +391,7 @@ def body_states_into(x: Array, q: Array, v: Array, w: Array, out: BodyStates) ->
             Rg[nb, j, c] = 1.0 if j == c else 0.0
 
 
-@kernel
+@kernel(allocates=True)
 def body_states_kernel(x: Array, q: Array, v: Array, w: Array) -> BodyStates:
     """Bodies plus ground (last row): quaternions normalised, rotation matrices."""
     out = body_states_room(x.shape[0])

@@ -711,7 +711,7 @@ def worst(res: Array) -> tuple[float, int]:
 
 # ------------------------------------------------------ the integrators' state algebra
 
-@kernel
+@kernel(allocates=True)
 def views(y: Array, nb: int) -> tuple[Array, Array, Array, Array, Array]:
     """``x, q, v, w, z`` as views of the ODE vector ``y = [x, q, v, w, z]``."""
     return (y[:3 * nb].reshape(nb, 3), y[3 * nb:7 * nb].reshape(nb, 4),

@@ -82,7 +82,7 @@ class Room(NamedTuple):
     zero: Array       # (nb, 6) zeros
 
 
-@kernel
+@kernel(allocates=True)
 def room(nb: int, nr: int, colours: int) -> Room:
     """The :class:`Room` of a model of ``nb`` bodies, ``nr`` constraint rows and
     ``colours`` colours of its tangent."""
@@ -625,7 +625,7 @@ def put_memory(mu: Array, ma: Array, ml: Array, mz: Array, mup: Array, mzp: Arra
     copy_into(mzp, mem[5])
 
 
-@kernel
+@kernel(allocates=True)
 def step_room(nb: int, nr: int, nz: int, colours: int, na: int) -> Any:
     """Every array of a generalized-alpha step (see the generated ``advance_ga``): made
     once per run and kept in its handle. The pending (step length, end time, depth)

@@ -76,7 +76,7 @@ def make_room(D, nb, nz):
     return ROOM
 
 
-@kernel
+@kernel(allocates=True)
 def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, out_forces,
                 out_udot, out_lam, out_zdot, out_extra, every, kept):
     """rk4 steps k0 + 1 .. k1 from ``y`` at ``t`` (step k ends at t0 + k dt), each
@@ -213,7 +213,7 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
     return out_status, k, out_a, out_b, out_row
 
 
-@kernel
+@kernel(allocates=True)
 def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report, out_links,
                out_forces, out_udot, out_lam, out_zdot, out_extra, build_only, every,
                kept):

@@ -142,7 +142,7 @@ class DrivetrainType(ForceType):
         return None
 
 
-@kernel
+@kernel(allocates=True)
 def axis_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
                 signals: Array, states: Array) -> None:
     """At an accepted state: a rotary type's twist becomes its unwrapping reference
@@ -266,7 +266,7 @@ def generator_state(data: tuple[Any, ...], frames: tuple[NodeFrames, ...],
         p_elec[i] = em * v[i] - copper[i]
 
 
-@kernel
+@kernel(allocates=True)
 def generator_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
                        signals: Array, gravity: Array, states: Array, static: bool,
                        force: Array, torque: Array) -> None:
@@ -278,7 +278,7 @@ def generator_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
     line_wrench(f, d, torque if data[3] else force)
 
 
-@kernel
+@kernel(allocates=True)
 def generator_state_derivative(data: tuple[Any, ...], frames: tuple[NodeFrames, ...],
                                t: float, signals: Array, states: Array, out: Array) -> None:
     """The mechanical and electrical energies; their values at the window's start."""
@@ -295,7 +295,7 @@ def generator_state_derivative(data: tuple[Any, ...], frames: tuple[NodeFrames, 
         out[3 * n + k] = pe[k] if before else 0.0
 
 
-@kernel
+@kernel(allocates=True)
 def generator_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
                       signals: Array, gravity: Array, states: Array, out: Array) -> None:
     n = len(data[2])
@@ -497,7 +497,7 @@ def _hydraulic_outputs(name: str) -> dict[str, Output]:
 
 
 
-@kernel
+@kernel(allocates=True)
 def hydraulic_state(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], states: Array,
                     direction: Array, x: Array, v: Array, values: Array) -> None:
     """Each hydraulic PTO's direction, position and velocity, and its values ``(n, 13)``:
@@ -532,7 +532,7 @@ def hydraulic_state(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], state
         values[i, 12] = (1.0 - c[i, ETAG]) * tg * w
 
 
-@kernel
+@kernel(allocates=True)
 def hydraulic_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
                        signals: Array, gravity: Array, states: Array, static: bool,
                        force: Array, torque: Array) -> None:
@@ -548,7 +548,7 @@ def hydraulic_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
     line_wrench(f, d, force)
 
 
-@kernel
+@kernel(allocates=True)
 def hydraulic_state_derivative(data: tuple[Any, ...], frames: tuple[NodeFrames, ...],
                                t: float, signals: Array, states: Array, out: Array) -> None:
     """``V_h' = Q - Q_m``, ``V_l' = Q_m - Q``, ``J w' = T_m - T_g - b_f w``; the
@@ -573,7 +573,7 @@ def hydraulic_state_derivative(data: tuple[Any, ...], frames: tuple[NodeFrames, 
         out[7 * n + i] = values[i, 9] if before else 0.0
 
 
-@kernel
+@kernel(allocates=True)
 def hydraulic_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
                       signals: Array, gravity: Array, states: Array, out: Array) -> None:
     c = data[1]
@@ -714,7 +714,7 @@ def stop_state(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], angle_ref:
             f[i] = -max(0.0, c[i, KSTOP] * below - c[i, CSTOP] * v[i])
 
 
-@kernel
+@kernel(allocates=True)
 def stop_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
                   signals: Array, gravity: Array, states: Array, static: bool,
                   force: Array, torque: Array) -> None:
@@ -725,7 +725,7 @@ def stop_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: floa
     line_wrench(f, d, torque if data[3] else force)
 
 
-@kernel
+@kernel(allocates=True)
 def stop_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
                  signals: Array, gravity: Array, states: Array, out: Array) -> None:
     n = len(data[2])

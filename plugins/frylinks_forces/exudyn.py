@@ -158,7 +158,7 @@ class _AxisSpringDamper(ForceType):
         return values
 
 
-@kernel
+@kernel(allocates=True)
 def axis_law(data: tuple[Any, ...], signals: Array, x: Array, v: Array, given: Array,
              out: Array) -> None:
     """The scalars of the elements into ``out (n,)``: ``stiffness (x - rest) + damping (v
@@ -323,7 +323,7 @@ def axis_translation(axis: Array, master: NodeFrames, slave: NodeFrames, directi
                  + e[2] * (slave.v[i, 2] - master.v[i, 2]))
 
 
-@kernel
+@kernel(allocates=True)
 def linear_state(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], signals: Array
                  ) -> tuple[Array, Array, Array, Array]:
     """``linear_spring_damper``: each force's direction ``n``, ``dx``, ``dv`` and ``f``
@@ -397,7 +397,7 @@ def axis_twist(axis: Array, angle_ref: Array, master: NodeFrames, slave: NodeFra
         rotate3(master.R[i], g, direction[i])
 
 
-@kernel
+@kernel(allocates=True)
 def torsional_state(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], signals: Array,
                     angle_ref: Array) -> tuple[Array, Array, Array, Array]:
     """``torsional_spring_damper``: each torque's direction ``R_m g``, the twist
@@ -423,7 +423,7 @@ def torsional_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
     line_wrench(tau, direction, torque)
 
 
-@kernel
+@kernel(allocates=True)
 def torsional_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
                       signals: Array, gravity: Array, states: Array, out: Array) -> None:
     """``torsional_spring_damper``'s outputs into ``out (n, 3)``: the unwrapped twist,

@@ -74,7 +74,7 @@ class Torque(Force):
     _key = "torque"
 
 
-@kernel
+@kernel(allocates=True)
 def evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float, signals: Array,
              gravity: Array, states: Array, static: bool, force: Array, torque: Array) -> None:
     """``force`` and ``torque`` (module doc); ``data`` is :meth:`ResolvedInput.kernel_data`

@@ -155,7 +155,7 @@ class SpringDamperParallel(_LineForce):
         _check_rest(params)
 
 
-@kernel
+@kernel(allocates=True)
 def line_tension(data: tuple[Any, ...], signals: Array, length: Array, rate: Array,
                  out: Array) -> None:
     """Tensions ``stiffness (s - rest) + damping s'`` into ``out (n,)``."""
@@ -166,7 +166,7 @@ def line_tension(data: tuple[Any, ...], signals: Array, length: Array, rate: Arr
         out[i] = stiffness[i] * (length[i] - rest[i]) + damping[i] * rate[i]
 
 
-@kernel
+@kernel(allocates=True)
 def line_state(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], signals: Array
                ) -> tuple[Array, Array, Array, Array]:
     """Each line's length, unit vector master -> slave, length rate and tension

@@ -232,7 +232,7 @@ def pto_motion(data: tuple[Any, ...], angle_ref: Array, master: NodeFrames,
         axis_translation(data[0], master, slave, direction, x, v)
 
 
-@kernel
+@kernel(allocates=True)
 def pto_state(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], angle_ref: Array
               ) -> tuple[Array, Array, Array, Array, Array]:
     """Each PTO's force direction, position, velocity, force and absorbed power
@@ -281,7 +281,7 @@ def pto_state_derivative(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], 
         out[n + i] = p[i] if t < data[2][i] else 0.0
 
 
-@kernel
+@kernel(allocates=True)
 def pto_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
                signals: Array, states: Array) -> None:
     """At an accepted state: a declutching PTO (``T_d > 0``) declutches where its
@@ -306,7 +306,7 @@ def pto_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
         clutch[i, 2] = v[i]
 
 
-@kernel
+@kernel(allocates=True)
 def pto_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
                 signals: Array, gravity: Array, states: Array, out: Array) -> None:
     """The outputs into ``out (n, 6)``: position, velocity, force, absorbed power and

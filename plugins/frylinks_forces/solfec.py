@@ -187,7 +187,7 @@ def spring_tension(data: tuple[Any, ...], stretch: Array, rate: Array, given: Ar
         out[i] = f + damping[i] * rate[i]
 
 
-@kernel
+@kernel(allocates=True)
 def spring_state(data: tuple[Any, ...], frames: tuple[NodeFrames, ...]
                  ) -> tuple[Array, Array, Array, Array]:
     """Each spring's stretch, unit vector master -> slave, stretch rate and tension

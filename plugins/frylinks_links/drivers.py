@@ -109,7 +109,7 @@ class PrescribedAcceleration(_Driver):
     constraint_level = "acceleration"
 
 
-@kernel
+@kernel(allocates=True)
 def _signal(data: tuple[Any, ...], values: Array, order: int) -> Array:
     out = np.empty(len(data[7]))
     signal_values(data[7], data[8], values, order, out)

@@ -479,7 +479,7 @@ class Radiation(RadiationMemory, DatasetForce):
         return self._coupled * np.repeat(self._ratio, 6)[:, None]
 
 
-@kernel
+@kernel(allocates=True)
 def radiation_outputs(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
                       signals: Array, gravity: Array, states: Array, out: Array) -> None:
     """``radiation_memory_force`` into ``out (n, 6)``: the memory force of each element

@@ -256,7 +256,7 @@ def mooring_matrix(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: flo
         put_wrench(gen, force[i, 0], torque[i, 0])
 
 
-@kernel
+@kernel(allocates=True)
 def catenary_lines(data: tuple[Any, ...], p: Array) -> tuple[Array, Array, Array, Array]:
     """The lines at fairleads ``p (n, 3)`` from the warm start in ``data`` (left as it
     is): the horizontal unit vectors anchor -> fairlead ``(n, 3)`` (zero for a fairlead
