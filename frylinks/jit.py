@@ -103,7 +103,9 @@ def kernel(fn: F | None = None, *, allocates: bool = False) -> Any:
     ``@kernel(allocates=True)``."""
     def make(f: F) -> F:
         if allocates:
-            return install(cached(njit(**OPTIONS)(f)))  # type: ignore[no-any-return]
+            # (said explicitly: a function numba compiles for a caller without reference
+            # counts inherits that unless told, and then cannot allocate)
+            return install(cached(njit(_nrt=True, **OPTIONS)(f)))  # type: ignore[no-any-return]
         return install(cached(_no_array_returned(njit(_nrt=False, **OPTIONS)(f))))  # type: ignore[no-any-return]
 
     return make if fn is None else make(fn)

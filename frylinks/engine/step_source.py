@@ -105,7 +105,8 @@ def _signals_text(model: Model, src: _Source) -> tuple[str, str]:
     return "\n".join(room), "\n".join(lines)
 
 
-def _links_text(model: Model, src: _Source) -> tuple[str, str, str, str]:
+def _links_text(model: Model, src: _Source, hoist: bool | None = None
+                ) -> tuple[str, str, str, str]:
     """Room, what each entry makes before its loop, every link block (its rows into
     ``values, velocity, acceleration, row_tau``; with ``positions`` its residual (and,
     with ``angles``, the unwrapped angles into ``angle_out``); with ``springs`` its
@@ -121,7 +122,9 @@ def _links_text(model: Model, src: _Source) -> tuple[str, str, str, str]:
     # the loop, they lengthen LLVM's work on the loop by about 7 % a block and more
     # with many blocks (every axis link type, 7 blocks: 26 -> 33 s), where they are
     # made at each evaluation instead
-    hoist = len(model.link_blocks) <= HOIST_LINK_BLOCKS
+    # (rk4's steps count no references, and hold them all: ``hoist`` True)
+    if hoist is None:
+        hoist = len(model.link_blocks) <= HOIST_LINK_BLOCKS
     for k, blk in enumerate(model.link_blocks):
         kk = blk.kind.kernels
         assert kk is not None
@@ -261,14 +264,24 @@ def _hoisted(room: str, *texts: str) -> tuple[str, tuple[str, ...]]:
     return room + ("\n" + hoist if hoist else ""), texts
 
 
-def _unpack(room: str) -> str:
-    """``(C0, a, b, ...) = B.room``: the core data and the names :data:`ROOM` defines,
-    from the handle; not the blocks' data tuples (``L0``, ``F0``, ``S0``), read by the
-    step through their items' names only: each array taken out of the handle costs a
-    reference count at each call."""
+def _names(room: str) -> list[str]:
+    """The names a room's text defines, in order: the core data ``C0`` first, then
+    every other but the blocks' data tuples (``L0``, ``F0``, ``S0``), read by the step
+    through their items' names only (each array taken out of the handle costs a
+    reference count at each call of an entry that counts them)."""
     names = [line.split(" = ", 1)[0] for line in room.splitlines() if " = " in line]
-    names = ["C0"] + [n for n in names if not re.fullmatch(r"[LFS]\d+", n)]
-    return "(" + ", ".join(names) + ",) = B.room"
+    return ["C0"] + [n for n in names if not re.fullmatch(r"[LFS]\d+", n)]
+
+
+def _unpack(room: str, source: str, names: list[str] | None = None) -> str:
+    """``(C0, a, b, ...) = source``: the names the room's text defines
+    (:func:`_names`), out of ``source`` (the handle's room, or rk4_steps's argument)
+    whose items they are, in the order of ``names`` (default: the room's own)."""
+    mine = _names(room)
+    order = names if names is not None else mine
+    # (a name the entry does not take is an unused target of its own, ``unused_rel0``:
+    # one ``_`` for items of several types would not type)
+    return "(" + ", ".join(n if n in mine else f"unused_{n}" for n in order) + ",) = " + source
 
 
 def generate(model: Model) -> tuple[str, set[str]]:
@@ -286,25 +299,34 @@ def generate(model: Model) -> tuple[str, set[str]]:
     src = _Source()
     sig_room, sig_text = _signals_text(model, src)
     link_room, link_made, link_text, link_accept = _links_text(model, src)
+    _, rk4_made, rk4_link_text, _ = _links_text(model, src, hoist=True)
     force_room, force_made, force_text, accept_text = _forces_text(model, src)
     sig_room, (sig_text,) = _hoisted(sig_room, sig_text)
-    link_room, (link_made, link_text, link_accept) = _hoisted(link_room, link_made,
-                                                              link_text, link_accept)
+    link_room, (link_made, link_text, link_accept, rk4_made, rk4_link_text) = _hoisted(
+        link_room, link_made, link_text, link_accept, rk4_made, rk4_link_text)
     force_room, (force_made, force_text, accept_text) = _hoisted(
         force_room, force_made, force_text, accept_text)
     terms = TERMS.format(signals=sig_text, links=link_text,
                          forces=_indent(force_text, 4))
+    terms_rk4 = TERMS.format(signals=sig_text, links=rk4_link_text,
+                             forces=_indent(force_text, 4))
     # the force types' accept, at the state a step ended with (rk4: x, ... views of it)
     accepts = "\n".join(a for a in (link_accept, accept_text) if a)
     accept = f"body_states_into(x, q, v, w, bs)\n{sig_text}\n{accepts}" if accepts else ""
     room = ROOM.format(signals=sig_room, links=link_room, forces=force_room)
+    # generalized-alpha's entry counts references: it makes the relative kinematics and
+    # frames itself (``made``: before its loop, or at each evaluation with many link
+    # blocks), and takes the rest from the handle; rk4's steps take everything from it
+    made = "\n".join(m for m in (link_made, force_made) if m)
+    rk4_room = "\n".join(r for r in (room, rk4_made, force_made) if r)
     body = TEMPLATE.format(
-        terms_rk4=_indent(terms, 8), terms_ga=_indent(terms, 8),
+        terms_rk4=_indent(terms_rk4, 8), terms_ga=_indent(terms, 8),
         accept_rk4=_indent(accept, 12),
         accept_ga=_indent("t, x, q, v, w, z = t1, x0, q0, v0, w0, z0\n" + accept, 8)
         if accept else "",
-        room=_indent(room, 4), unpack=_indent(_unpack(room), 4),
-        made=_indent("\n".join(m for m in (link_made, force_made) if m), 4),
+        room=_indent(rk4_room, 4), unpack=_indent(_unpack(room, "B.room", _names(rk4_room)), 4),
+        unpack_rk4=_indent(_unpack(rk4_room, "room"), 4),
+        made=_indent(made, 4),
         diverged=repr(DIVERGED), max_distance=repr(MAX_DISTANCE), max_speed=repr(MAX_SPEED),
         fd_step=repr(newton.FD_STEP), max_iterations=newton.MAX_ITERATIONS,
         newton_tol=repr(newton.NEWTON_TOL), jump=repr(newton.JUMP),
@@ -314,6 +336,7 @@ def generate(model: Model) -> tuple[str, set[str]]:
     imports = "\n".join(f"from {m} import {n} as {a}" for (m, n), a in
                         sorted(src.imports.items()))
     body = body.replace("# {imports}", imports)  # the template escapes it as {{imports}}
-    body = body.replace("return ROOM", _unpack(room).split(" = ")[0].replace("(", "return (", 1))
+    body = body.replace("return ROOM", _unpack(rk4_room, "").split(" = ")[0]
+                        .replace("(", "return (", 1))
     return body, src.modules | {K.__name__, newton.__name__, "frylinks.kinematics",
                                 "frylinks.jit"}

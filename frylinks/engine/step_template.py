@@ -86,8 +86,19 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
     (K.REPORT_NONE), the accelerations, multipliers, state rates and outputs at the end
     (K.REPORT_END; k0 == k1: at ``y``) or at each kept state, kept with it
     (K.REPORT_SAMPLES). Returns (status, steps
-    accepted, value, value, row). B: the model's handle (frylinks.engine.handle)."""
-{unpack}
+    accepted, value, value, row). B: the model's handle (frylinks.engine.handle).
+    The steps are rk4_steps's, which counts no references (frylinks.jit): this entry
+    only takes the room out of the handle, which needs them."""
+    return rk4_steps(B.room, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links,
+                     out_forces, out_udot, out_lam, out_zdot, out_extra, every, kept)
+
+
+@kernel
+def rk4_steps(room, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, out_forces,
+              out_udot, out_lam, out_zdot, out_extra, every, kept):
+    """advance_rk4's steps; ``room``: everything the model's blocks write, the relative
+    kinematics and frames included (make_room)."""
+{unpack_rk4}
     nr = C0[6]
     scale = C0[7]
     nz = len(y) - 13 * nb
@@ -111,7 +122,6 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
     out_a = 0.0
     out_b = 0.0
     out_row = -1
-{made}
     while going:
         if phase < 4:
             t = K.rk4_stage_into(y, t_step, dt, r, phase, ys)
@@ -188,7 +198,10 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
                 kept_row = K.keep_sample(kept, kept_row, x, q, v, w, z, angle_ref, out_links,
                                          out_forces, out_udot, out_lam, out_zdot, out_extra)
             if k < k1:
-                phase = 0
+                # the report was made at rk4's first stage of the next step (the same
+                # state and time, the loads included): its rates serve that stage
+                K.rate(r[0], nb, v, q, w, udot, zdot)
+                phase = 1
                 good = True
                 continue
             out_status, out_a, out_b, out_row = K.OK, 0.0, 0.0, -1

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from frylinks.jit import kernel, signal_values
+from frylinks.jit import copy_into, kernel, signal_values
 from frylinks.kinematics import Relative
 from frylinks.links import (
     AxisLink,
@@ -109,16 +109,9 @@ class PrescribedAcceleration(_Driver):
     constraint_level = "acceleration"
 
 
-@kernel(allocates=True)
-def _signal(data: tuple[Any, ...], values: Array, order: int) -> Array:
-    out = np.empty(len(data[7]))
-    signal_values(data[7], data[8], values, order, out)
-    return out
-
-
 @kernel
 def _rows(data: tuple[Any, ...], rows: Array) -> None:
-    rows[...] = data[0]
+    copy_into(rows, data[0])
 
 
 @kernel
@@ -126,14 +119,16 @@ def displacement_constraints(data: tuple[Any, ...], rel: Relative, t: float, s0:
                              s1: Array, s2: Array, angle_ref: Array, rows: Array,
                              velocity: Array, acceleration: Array) -> None:
     _rows(data, rows)
-    velocity[:, 0] = _signal(data, s1, 1)
-    acceleration[:, 0] = _signal(data, s2, 2)
+    signal_values(data[7], data[8], s1, 1, velocity[:, 0])
+    signal_values(data[7], data[8], s2, 2, acceleration[:, 0])
 
 
 @kernel
 def displacement_residual(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
                           angle_ref: Array, out: Array) -> None:
-    out[:, 0] = rel.d[:, 2] - _signal(data, s0, 0)
+    signal_values(data[7], data[8], s0, 0, out[:, 0])
+    for i in range(out.shape[0]):
+        out[i, 0] = rel.d[i, 2] - out[i, 0]
 
 
 @kernel
@@ -141,8 +136,8 @@ def velocity_constraints(data: tuple[Any, ...], rel: Relative, t: float, s0: Arr
                          s1: Array, s2: Array, angle_ref: Array, rows: Array,
                          velocity: Array, acceleration: Array) -> None:
     _rows(data, rows)
-    velocity[:, 0] = _signal(data, s0, 0)
-    acceleration[:, 0] = _signal(data, s1, 1)
+    signal_values(data[7], data[8], s0, 0, velocity[:, 0])
+    signal_values(data[7], data[8], s1, 1, acceleration[:, 0])
 
 
 @kernel
@@ -157,8 +152,9 @@ def acceleration_constraints(data: tuple[Any, ...], rel: Relative, t: float, s0:
                              velocity: Array, acceleration: Array) -> None:
     _rows(data, rows)
     # the velocity target is the velocity now: the projection does not touch it
-    velocity[:, 0] = rel.tau[:, 2]
-    acceleration[:, 0] = _signal(data, s0, 0)
+    for i in range(velocity.shape[0]):
+        velocity[i, 0] = rel.tau[i, 2]
+    signal_values(data[7], data[8], s0, 0, acceleration[:, 0])
 
 
 def _kernels(constraints: Any, residual: Any) -> LinkKernels:

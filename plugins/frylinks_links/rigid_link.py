@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from frylinks.jit import kernel, quat_to_rotvec4, scratch
+from frylinks.jit import copy_into, kernel, quat_to_rotvec4, scratch
 from frylinks.kinematics import Relative
 from frylinks.links import LinkKernels, LinkType, rotvec_displacement
 from frylinks.params import Param
@@ -115,7 +115,7 @@ def rigid_constraints(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
         v = rel.tau[i, 0:3]
         vn = n[0] * v[0] + n[1] * v[1] + n[2] * v[2]
         rows[i] = 0.0
-        rows[i, 0, 0:3] = n
+        copy_into(rows[i, 0, 0:3], n)
         velocity[i, 0] = 0.0
         if r < TINY:
             acceleration[i, 0] = 0.0
@@ -153,12 +153,12 @@ def rigid_coordinates(data: tuple[Any, ...], rel: Relative, t: float, s0: Array,
         if pole and n[2] < 0:  # azimuth undefined: taken as +x
             gpos[i, 0] = math.pi * r
         quat_to_rotvec4(rel.q_rel[i], rv)
-        gpos[i, 2:5] = rv
+        copy_into(gpos[i, 2:5], rv)
         _tangents(n, t1, t2)
         v = rel.tau[i, 0:3]
         gvel[i, 0] = t1[0] * v[0] + t1[1] * v[1] + t1[2] * v[2]
         gvel[i, 1] = t2[0] * v[0] + t2[1] * v[1] + t2[2] * v[2]
-        gvel[i, 2:5] = rel.tau[i, 3:6]
+        copy_into(gvel[i, 2:5], rel.tau[i, 3:6])
 
 
 @kernel
@@ -170,8 +170,8 @@ def rigid_free_basis(data: tuple[Any, ...], rel: Relative, out: Array) -> None:
         _direction(rel.d[i], n)
         _tangents(n, t1, t2)
         out[i] = 0.0
-        out[i, 0:3, 0] = t1
-        out[i, 0:3, 1] = t2
+        copy_into(out[i, 0:3, 0], t1)
+        copy_into(out[i, 0:3, 1], t2)
         out[i, 3, 2] = out[i, 4, 3] = out[i, 5, 4] = 1.0
 
 

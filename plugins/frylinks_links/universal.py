@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from frylinks.jit import cross3, kernel, quat_to_matrix3, scratch, scratch2, unwrap
+from frylinks.jit import copy_into, cross3, kernel, quat_to_matrix3, scratch, scratch2, unwrap
 from frylinks.kinematics import Relative
 from frylinks.links import LinkKernels, LinkType, rotvec_displacement
 from frylinks.params import Param
@@ -143,7 +143,7 @@ def universal_residual(data: tuple[Any, ...], rel: Relative, t: float, s0: Array
     u = scratch(3)
     for i in range(len(first)):
         _turned(rel.q_rel[i], second[i], R, u)
-        out[i, 0:3] = rel.d[i]
+        copy_into(out[i, 0:3], rel.d[i])
         out[i, 3] = u[first[i]]
 
 

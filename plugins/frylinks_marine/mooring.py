@@ -40,7 +40,7 @@ import numpy as np
 
 from frylinks.errors import SimulationError
 from frylinks.forces import ForceContext, ForceKernels, ForceType, Output
-from frylinks.jit import kernel, scratch
+from frylinks.jit import copy_into, kernel, scratch
 from frylinks.kinematics import NodeFrames
 from frylinks.params import Param
 from frylinks.signals import SignalSpec
@@ -239,8 +239,8 @@ def mooring_matrix(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: flo
     if unset:
         for i in range(n):
             if math.isnan(p_ref[i, 0]):
-                p_ref[i] = f.p[i]
-            q_ref[i] = f.q[i]
+                copy_into(p_ref[i], f.p[i])
+            copy_into(q_ref[i], f.q[i])
     xi = scratch(6)
     u = scratch(6)
     gen = scratch(6)
@@ -250,7 +250,7 @@ def mooring_matrix(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: flo
         for k in range(3):
             u[k] = f.v[i, k]
             u[3 + k] = f.w[i, k]
-        gen[:] = pretension[i]
+        copy_into(gen, pretension[i])
         matvec6(stiffness[i], xi, -1.0, gen)
         matvec6(damping[i], u, -1.0, gen)
         put_wrench(gen, force[i, 0], torque[i, 0])
