@@ -19,11 +19,11 @@ writes into arrays it is given). Its caller, the compiled step, keeps every arra
 alive for the call. The reason is speed: numba counts a reference to each array of each
 tuple a compiled function receives (a link kernel takes about thirty) on entry and on
 exit, and to each view (``R = frames.R[i]``) made in a loop, with atomic instructions.
-numba's pass that prunes those counts gives up on most real kernels (a view handed
-to an inlined helper in a loop is enough): measured on the point absorber's step
-(numba 0.68), the counting was half of its time, 800 atomic operations a step, and
-one call of the mass matrix's inverse for one body took 840 ns instead of 60.
-Without NRT the counts are not written at all. The compiler keeps the rule: an
+numba's pass that prunes those counts gave up on many of frylinks' kernels: on the
+point absorber's step without its forces (numba 0.68), about 800 atomic operations a
+step, in the relative kinematics, the mass matrix's inverse (55 arrays counted on
+entry), the link springs and the link types' kernels, and a fifth to a half of the
+samples of a profile. Without NRT the counts are not written at all. The compiler keeps the rule: an
 allocation in such a kernel (``np.empty``, ``a.copy()``, ``a + b`` on arrays, a call of
 a function that allocates) does not compile, and a kernel that returns an array is
 refused when compiled (:class:`KernelError`), since its caller would release an array
