@@ -74,7 +74,7 @@ def _returns_array(ty: Any) -> bool:
     if isinstance(ty, types.Buffer):
         return True
     if isinstance(ty, types.BaseTuple):
-        return any(_returns_array(t) for t in ty.types)
+        return any(_returns_array(t) for t in ty.types)  # type: ignore[attr-defined]
     return False
 
 
@@ -101,12 +101,15 @@ def kernel(fn: F | None = None, *, allocates: bool = False) -> Any:
     """Compile ``fn`` as a frylinks kernel (see :data:`OPTIONS`), without numba's
     reference counting unless it ``allocates`` (module doc). ``@kernel`` or
     ``@kernel(allocates=True)``."""
+    # (``_nrt`` said in both cases: a function numba compiles for a caller without
+    # reference counts inherits that unless told, and then could not allocate)
+    options: dict[str, Any] = {**OPTIONS, "_nrt": allocates}
+
     def make(f: F) -> F:
-        if allocates:
-            # (said explicitly: a function numba compiles for a caller without reference
-            # counts inherits that unless told, and then cannot allocate)
-            return install(cached(njit(_nrt=True, **OPTIONS)(f)))  # type: ignore[no-any-return]
-        return install(cached(_no_array_returned(njit(_nrt=False, **OPTIONS)(f))))  # type: ignore[no-any-return]
+        compiled = njit(**options)(f)
+        if not allocates:
+            compiled = _no_array_returned(compiled)
+        return install(cached(compiled))  # type: ignore[no-any-return]
 
     return make if fn is None else make(fn)
 
