@@ -208,8 +208,8 @@ if isinstance(alive, _Intrinsic):
 
 def copy_into(dst: np.ndarray, src: np.ndarray) -> None:
     """``dst[...] = src`` for arrays of one shape (1 to 3 dimensions), as a loop: numba's
-    slice assignment checks the shapes and may raise, which costs the caller the
-    pruning of its reference counts (see the module doc)."""
+    slice assignment may copy the source through a temporary first (an allocation, which
+    a kernel cannot make: see the module doc)."""
     dst[...] = src
 
 

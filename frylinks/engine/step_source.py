@@ -273,15 +273,13 @@ def _names(room: str) -> list[str]:
     return ["C0"] + [n for n in names if not re.fullmatch(r"[LFS]\d+", n)]
 
 
-def _unpack(room: str, source: str, names: list[str] | None = None) -> str:
-    """``(C0, a, b, ...) = source``: the names the room's text defines
-    (:func:`_names`), out of ``source`` (the handle's room, or rk4_steps's argument)
-    whose items they are, in the order of ``names`` (default: the room's own)."""
-    mine = _names(room)
-    order = names if names is not None else mine
-    # (a name the entry does not take is an unused target of its own, ``unused_rel0``:
-    # one ``_`` for items of several types would not type)
-    return "(" + ", ".join(n if n in mine else f"unused_{n}" for n in order) + ",) = " + source
+def _unpack(room: str, source: str, unused: frozenset[str] | set[str] = frozenset()) -> str:
+    """``(C0, a, b, ...) = source``: the names the room's text defines (:func:`_names`),
+    out of ``source`` (the handle's room, or rk4_steps's argument) whose items they are;
+    those ``unused`` by the entry as targets of their own (``unused_rel0``: one ``_``
+    for items of several types would not type)."""
+    return ("(" + ", ".join(f"unused_{n}" if n in unused else n for n in _names(room))
+            + ",) = " + source)
 
 
 def generate(model: Model) -> tuple[str, set[str]]:
@@ -313,20 +311,20 @@ def generate(model: Model) -> tuple[str, set[str]]:
     # the force types' accept, at the state a step ended with (rk4: x, ... views of it)
     accepts = "\n".join(a for a in (link_accept, accept_text) if a)
     accept = f"body_states_into(x, q, v, w, bs)\n{sig_text}\n{accepts}" if accepts else ""
-    room = ROOM.format(signals=sig_room, links=link_room, forces=force_room)
-    # generalized-alpha's entry counts references: it makes the relative kinematics and
-    # frames itself (``made``: before its loop, or at each evaluation with many link
-    # blocks), and takes the rest from the handle; rk4's steps take everything from it
-    made = "\n".join(m for m in (link_made, force_made) if m)
-    rk4_room = "\n".join(r for r in (room, rk4_made, force_made) if r)
+    # everything the blocks write is made once, in the room (make_room), the relative
+    # kinematics and the frames included; generalized-alpha's entry, which counts
+    # references, makes a block's relative kinematics at each evaluation instead in a
+    # model with many link blocks, and leaves those of the room unused
+    room = "\n".join(r for r in (ROOM.format(signals=sig_room, links=link_room,
+                                             forces=force_room), rk4_made, force_made) if r)
+    ga_makes = set(_names(rk4_made)) - set(_names(link_made))
     body = TEMPLATE.format(
         terms_rk4=_indent(terms_rk4, 8), terms_ga=_indent(terms, 8),
         accept_rk4=_indent(accept, 12),
         accept_ga=_indent("t, x, q, v, w, z = t1, x0, q0, v0, w0, z0\n" + accept, 8)
         if accept else "",
-        room=_indent(rk4_room, 4), unpack=_indent(_unpack(room, "B.room", _names(rk4_room)), 4),
-        unpack_rk4=_indent(_unpack(rk4_room, "room"), 4),
-        made=_indent(made, 4),
+        room=_indent(room, 4), unpack=_indent(_unpack(room, "B.room", ga_makes), 4),
+        unpack_rk4=_indent(_unpack(room, "room"), 4),
         diverged=repr(DIVERGED), max_distance=repr(MAX_DISTANCE), max_speed=repr(MAX_SPEED),
         fd_step=repr(newton.FD_STEP), max_iterations=newton.MAX_ITERATIONS,
         newton_tol=repr(newton.NEWTON_TOL), jump=repr(newton.JUMP),
@@ -336,7 +334,7 @@ def generate(model: Model) -> tuple[str, set[str]]:
     imports = "\n".join(f"from {m} import {n} as {a}" for (m, n), a in
                         sorted(src.imports.items()))
     body = body.replace("# {imports}", imports)  # the template escapes it as {{imports}}
-    body = body.replace("return ROOM", _unpack(rk4_room, "").split(" = ")[0]
+    body = body.replace("return ROOM", _unpack(room, "").split(" = ")[0]
                         .replace("(", "return (", 1))
     return body, src.modules | {K.__name__, newton.__name__, "frylinks.kinematics",
                                 "frylinks.jit"}

@@ -306,7 +306,6 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
         rebuild = True
         need_step = False
         phase = 0
-{made}
     while True:
         if need_step:
             # step k + 1: pending (h, t_end, depth) on a stack, halves pushed on failure

@@ -17,19 +17,18 @@ A run's writes are made by a thread of their own (:class:`StreamWriter`), one at
 time and in order, while the run computes its next samples: netCDF4 releases Python's
 lock while HDF5 compresses and writes, so on a machine with a second core the writing
 costs the run almost nothing (on the point absorber, 3 hours, about 2 s of its 8
-before). The HDF5 library of the wheels is not built for several threads at once: a
-write holds :func:`hdf5_locks`, the locks xarray and h5py take around their own calls
-of it, so that a program reading a file with either in another thread meanwhile (the
-results as they grow, a hydrodynamic database) waits for the write rather than
-crashing. (One calling netCDF4 itself from another thread during a run should hold
-:func:`hdf5_locks` too.)
+before). The HDF5 library of the wheels is not built for several threads at once: every
+write of a results file, whatever its thread, holds :func:`hdf5_locks`, the locks xarray
+and h5py take around their own calls of it, so that a program reading a file with
+either in another thread meanwhile (the results as they grow, a hydrodynamic database)
+waits for the write rather than crashing. (One calling netCDF4 itself from another
+thread during a run should hold :func:`hdf5_locks` too.)
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -58,19 +57,17 @@ FLUSH_BYTES = 1 << 25
 CHUNK_BYTES = 1 << 18
 #: Most records in one chunk.
 CHUNK_RECORDS = 1024
-#: Held by every write of a results file (runs in threads, each with its writer's).
-HDF5 = threading.RLock()
 
 
 @contextmanager
 def hdf5_locks() -> Iterator[None]:
-    """Hold every lock that keeps HDF5 to one thread of the process at a time: frylinks'
-    own (:data:`HDF5`), xarray's (its ``HDF5_LOCK``, taken by its netCDF4 and h5netcdf
-    backends) and h5py's, in that order (the order xarray's backends take the last two
-    in)."""
+    """Hold the locks that keep HDF5 to one thread of the process at a time: xarray's
+    (its ``HDF5_LOCK``, taken by its netCDF4 and h5netcdf backends, and by every write
+    of frylinks' results files: runs in threads, each with its writer's) and h5py's, in
+    the order xarray's backends take them."""
     from xarray.backends.locks import HDF5_LOCK
 
-    with HDF5, HDF5_LOCK:
+    with HDF5_LOCK:
         try:
             from h5py._objects import phil
         except ImportError:  # (h5py is not installed)
@@ -260,7 +257,7 @@ class StreamWriter:
             self.wait()
         finally:
             self._thread.shutdown(wait=True)
-        self._closed = True
+            self._closed = True
 
 
 def define_results(ds: netCDF4.Dataset, coords: Mapping[str, Any],
@@ -352,29 +349,24 @@ def _publish(path: Path, open_part: Callable[[], netCDF4.Dataset],
     """Open the ``.part`` file, ``write`` into it, close it and move it over ``path``; on
     any failure the ``.part`` file is removed and ``path`` is left as it was."""
     with hdf5_locks():
-        _publish_now(path, open_part, write, verb)
-
-
-def _publish_now(path: Path, open_part: Callable[[], netCDF4.Dataset],
-                 write: Callable[[netCDF4.Dataset], None], verb: str) -> None:
-    part = _part(path)
-    if not path.parent.is_dir():  # HDF5 would say "Permission denied"
-        what = "is not a folder" if path.parent.exists() else "does not exist"
-        raise FrylinksError(f"cannot {verb} the results file '{path}': the folder "
-                            f"'{path.parent}' {what} (create it first)")
-    try:
-        ds = open_part()
-    except OSError as exc:
-        part.unlink(missing_ok=True)
-        raise FrylinksError(f"cannot {verb} the results file '{path}': {exc}") from exc
-    try:
-        write(ds)
-    except BaseException:
+        part = _part(path)
+        if not path.parent.is_dir():  # HDF5 would say "Permission denied"
+            what = "is not a folder" if path.parent.exists() else "does not exist"
+            raise FrylinksError(f"cannot {verb} the results file '{path}': the folder "
+                                f"'{path.parent}' {what} (create it first)")
+        try:
+            ds = open_part()
+        except OSError as exc:
+            part.unlink(missing_ok=True)
+            raise FrylinksError(f"cannot {verb} the results file '{path}': {exc}") from exc
+        try:
+            write(ds)
+        except BaseException:
+            ds.close()
+            part.unlink(missing_ok=True)
+            raise
         ds.close()
-        part.unlink(missing_ok=True)
-        raise
-    ds.close()
-    os.replace(part, path)
+        os.replace(part, path)
 
 
 def _read_records(path: Path, names: list[str], n: int) -> dict[str, np.ndarray]:
