@@ -146,14 +146,12 @@ def test_records_reach_the_file_while_the_run_goes(tmp_path: Path,
     for i, (t, sample) in enumerate(records[:10]):
         _covered(writer, model, i + 1)
         writer.append(t, sample)
-    writer.wait()  # (the writes are made by the writer's thread: the last one done)
     during = read(out)  # xarray opens the file while the writer is still going
     assert during.attrs["status"] == "running"
     assert during.sizes["time"] == 10
     np.testing.assert_array_equal(during.body_position.sel(body="bob", xyz="y"), np.arange(10))
     for t, sample in records[10:]:  # no checkpoint covers these: they wait for close()
         writer.append(t, sample)
-    writer.wait()
     assert read(out).sizes["time"] == 10
     with netCDF4.Dataset(out) as nc:
         assert nc["checkpoint"].getncattr("samples") == 10
@@ -176,7 +174,6 @@ def test_records_wait_for_the_flush_interval(tmp_path: Path) -> None:
     assert read(out).sizes["time"] == 0
     time.sleep(netcdf.FLUSH_SECONDS + 0.05)
     writer.append(t1 + 0.01, s1)  # due now: the two covered records are written
-    writer.wait()
     assert read(out).sizes["time"] == 2
     assert 0 < writer._cost < netcdf.FLUSH_SECONDS
     writer.close("completed")
@@ -203,7 +200,6 @@ def test_a_reader_holding_the_file_does_not_stop_the_writer(tmp_path: Path,
             _covered(writer, model, i + 1)
             writer.append(t, sample)
         assert writer.nb_written == 5  # not held back by the reader
-        writer.wait()
         assert read(out).sizes["time"] == 5
         reader.stdin.write("\n")
         reader.stdin.flush()
@@ -296,37 +292,3 @@ def test_a_missing_output_folder_is_named(tmp_path: Path) -> None:
     assert done.stderr.strip() == (f"frylinks: error: cannot create the results file "
                                    f"'{out}': the folder '{out.parent}' does not exist "
                                    "(create it first)")
-
-
-def test_a_thread_reading_results_meanwhile_waits_for_the_writes(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The writes are made by the writer's thread while the run goes; xarray, in another
-    thread, reads the file meanwhile. HDF5 serves one thread at a time (the writer holds
-    xarray's and h5py's locks while it writes): without that, this crashed the process."""
-    import threading
-
-    out = tmp_path / "shared.nc"
-    model = _model()
-    writer = StreamWriter(out, model, {"title": "shared"})
-    _write_at_every_append(monkeypatch)
-    seen: list[int] = []
-    done = threading.Event()
-
-    def reader() -> None:
-        while not done.is_set():
-            seen.append(read(out).sizes["time"])
-
-    thread = threading.Thread(target=reader)
-    thread.start()
-    try:
-        for i, (t, sample) in enumerate(_records(model, 40)):
-            _covered(writer, model, i + 1)
-            writer.append(t, sample)
-        writer.close("completed")
-    finally:
-        done.set()
-        thread.join(timeout=60)
-    assert seen == sorted(seen) and len(seen) > 1  # the file only grew, as it was read
-    back = read(out)
-    assert back.sizes["time"] == 40
-    np.testing.assert_array_equal(back.body_position.sel(body="bob", xyz="y"), np.arange(40))

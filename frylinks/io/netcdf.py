@@ -12,17 +12,6 @@ is therefore always a complete, closed netCDF file: xarray can read it at any mo
 or a power cut of the writer in the middle of a write leaves the previous version
 whole. Copying costs time in proportion to the file, so writes are spaced to keep that
 cost near 5 % of the run (at least :data:`FLUSH_SECONDS` apart).
-
-A run's writes are made by a thread of their own (:class:`StreamWriter`), one at a
-time and in order, while the run computes its next samples: netCDF4 releases Python's
-lock while HDF5 compresses and writes, so on a machine with a second core the writing
-costs the run almost nothing (on the point absorber, 3 hours, about 2 s of its 8
-before). The HDF5 library of the wheels is not built for several threads at once: every
-write of a results file, whatever its thread, holds :func:`hdf5_locks`, the locks xarray
-and h5py take around their own calls of it, so that a program reading a file with
-either in another thread meanwhile (the results as they grow, a hydrodynamic database)
-waits for the write rather than crashing. (One calling netCDF4 itself from another
-thread during a run should hold :func:`hdf5_locks` too.)
 """
 
 from __future__ import annotations
@@ -30,9 +19,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,24 +44,6 @@ FLUSH_BYTES = 1 << 25
 CHUNK_BYTES = 1 << 18
 #: Most records in one chunk.
 CHUNK_RECORDS = 1024
-
-
-@contextmanager
-def hdf5_locks() -> Iterator[None]:
-    """Hold the locks that keep HDF5 to one thread of the process at a time: xarray's
-    (its ``HDF5_LOCK``, taken by its netCDF4 and h5netcdf backends, and by every write
-    of frylinks' results files: runs in threads, each with its writer's) and h5py's, in
-    the order xarray's backends take them."""
-    from xarray.backends.locks import HDF5_LOCK
-
-    with HDF5_LOCK:
-        try:
-            from h5py._objects import phil
-        except ImportError:  # (h5py is not installed)
-            yield
-            return
-        with phil:
-            yield
 
 
 class StreamWriter:
@@ -133,9 +102,6 @@ class StreamWriter:
         create(self.path, define)
         self._last_flush = time.monotonic()
         self._cost = 0.0  # wall time of the last write [s]
-        # the writes, in order, by a thread of their own; the one in flight (if any)
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="frylinks-nc")
-        self._pending: Future[None] | None = None
 
     def append(self, t: float, sample: Mapping[str, np.ndarray]) -> None:
         """Add the record of time ``t``.
@@ -194,37 +160,27 @@ class StreamWriter:
             n = int(np.clip(covered, 0, n))
         if n == 0 and status is None and ckpt is None:
             return
+        start = time.monotonic()
         times, records = self._take(n)
-        first = self.nb_written
 
         def write(ds: netCDF4.Dataset) -> None:
             if n:
-                ds["time"][first:first + n] = times
+                a, b = self.nb_written, self.nb_written + n
+                ds["time"][a:b] = times
                 for name in self._shapes:
-                    ds[name][first:first + n] = records[name]
+                    ds[name][a:b] = records[name]
             if ckpt is not None:
                 ckpt_io.write(ds, ckpt)
             if status is not None:
                 ds.setncattr("status", status)
 
-        def timed() -> None:
-            start = time.monotonic()
-            self._replace(write)
-            self._cost = time.monotonic() - start
-
-        self.wait()  # (one write at a time, in order; a failed one raises here)
-        self._pending = self._thread.submit(timed)
+        self._replace(write)
         self.nb_written += n
         self._bytes = sum(v.nbytes for rec in self._buffer for v in rec.values())
         if ckpt is not None:
             self._written = ckpt
         self._last_flush = time.monotonic()
-
-    def wait(self) -> None:
-        """Wait for the write in flight, if any (raising what it raised)."""
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            pending.result()
+        self._cost = self._last_flush - start
 
     def _take(self, n: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """The first ``n`` buffered records, out of the buffer (the batch they end in
@@ -252,12 +208,8 @@ class StreamWriter:
         """
         if self._closed:
             return
-        try:
-            self.flush(status, everything=True)
-            self.wait()
-        finally:
-            self._thread.shutdown(wait=True)
-            self._closed = True
+        self.flush(status, everything=True)
+        self._closed = True
 
 
 def define_results(ds: netCDF4.Dataset, coords: Mapping[str, Any],
@@ -348,25 +300,24 @@ def _publish(path: Path, open_part: Callable[[], netCDF4.Dataset],
              write: Callable[[netCDF4.Dataset], None], verb: str) -> None:
     """Open the ``.part`` file, ``write`` into it, close it and move it over ``path``; on
     any failure the ``.part`` file is removed and ``path`` is left as it was."""
-    with hdf5_locks():
-        part = _part(path)
-        if not path.parent.is_dir():  # HDF5 would say "Permission denied"
-            what = "is not a folder" if path.parent.exists() else "does not exist"
-            raise FrylinksError(f"cannot {verb} the results file '{path}': the folder "
-                                f"'{path.parent}' {what} (create it first)")
-        try:
-            ds = open_part()
-        except OSError as exc:
-            part.unlink(missing_ok=True)
-            raise FrylinksError(f"cannot {verb} the results file '{path}': {exc}") from exc
-        try:
-            write(ds)
-        except BaseException:
-            ds.close()
-            part.unlink(missing_ok=True)
-            raise
+    part = _part(path)
+    if not path.parent.is_dir():  # HDF5 would say "Permission denied"
+        what = "is not a folder" if path.parent.exists() else "does not exist"
+        raise FrylinksError(f"cannot {verb} the results file '{path}': the folder "
+                            f"'{path.parent}' {what} (create it first)")
+    try:
+        ds = open_part()
+    except OSError as exc:
+        part.unlink(missing_ok=True)
+        raise FrylinksError(f"cannot {verb} the results file '{path}': {exc}") from exc
+    try:
+        write(ds)
+    except BaseException:
         ds.close()
-        os.replace(part, path)
+        part.unlink(missing_ok=True)
+        raise
+    ds.close()
+    os.replace(part, path)
 
 
 def _read_records(path: Path, names: list[str], n: int) -> dict[str, np.ndarray]:
