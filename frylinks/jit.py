@@ -117,7 +117,12 @@ def kernel(fn: F | None = None, *, allocates: bool = False) -> Any:
 def helper(fn: F) -> F:
     """Compile ``fn`` as a kernel that other kernels call, written into each caller
     (numba's ``inline="always"``; it follows its caller's rules). For small functions
-    (a row, one element)."""
+    (a row, one element): numba inlines by copying the function's typed code into each
+    caller and typing it again there, which costs compile time in proportion to its
+    size and callers. A loop over a matrix (a factorisation, a solve) is a
+    :func:`kernel`: called, it compiles once (measured: the pendulum's first compile,
+    engine included, 74 s with the solver's nineteen helpers inlined, 49 s called, and
+    the point absorber's step as fast)."""
     return install(cached(njit(inline="always", **OPTIONS)(fn)))  # type: ignore[no-any-return]
 
 

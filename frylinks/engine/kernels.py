@@ -335,7 +335,7 @@ def dense_G_into(core: tuple[Any, ...], values: Array, G: Array) -> None:
     alive(G)
 
 
-@helper
+@kernel
 def factor_into(S: SolveRoom) -> bool:
     """``A = G M^-1 G^T`` into ``S.A`` and the Cholesky factor of ``A + EPS diag(A)``
     (lower) into ``S.L``; False when it is not positive definite."""
@@ -417,7 +417,7 @@ def room_of(G: Array, Minv: MassInverse,
                      *pattern)
 
 
-@helper
+@kernel
 def cholesky(A: Array) -> bool:
     """In place: the lower Cholesky factor of a symmetric positive definite ``A``."""
     n = A.shape[0]
@@ -444,7 +444,7 @@ def cholesky(A: Array) -> bool:
     return ok
 
 
-@helper
+@kernel
 def inverse_into(M: Array, a: Array, out: Array) -> None:
     """Inverse of a small square matrix into ``out`` (``a``: work room of M's shape):
     Gauss-Jordan with partial pivoting (any mass matrix a force type adds, symmetric or
@@ -479,7 +479,7 @@ def inverse_into(M: Array, a: Array, out: Array) -> None:
     alive(out)
 
 
-@helper
+@kernel
 def cho_solve_into(L: Array, b: Array, y: Array, x: Array) -> None:
     """``x`` with ``L L^T x = b`` (``y``: work room of b's length)."""
     n = len(b)
@@ -499,7 +499,7 @@ def cho_solve_into(L: Array, b: Array, y: Array, x: Array) -> None:
     alive(x)
 
 
-@helper
+@kernel
 def multipliers_into(A: Array, L: Array, rhs: Array, work: Array, lam: Array) -> None:
     """``lam`` with ``A lam = rhs``: the regularised solve, refined once (``work``
     ``(4, n)``: room)."""
@@ -530,7 +530,7 @@ def multipliers(A: Array, L: Array, rhs: Array) -> Array:
     return lam
 
 
-@helper
+@kernel
 def minv_into(blocks: Array, coupled: Array, W: Array, f: Array, out: Array, t: Array
               ) -> None:
     """``M^-1 f`` into ``out`` for ``f`` ``(nb, 6)`` (rows past nb ignored; ``t``:
@@ -574,7 +574,7 @@ def minv(Minv: MassInverse, f: Array) -> Array:
     return out
 
 
-@helper
+@kernel
 def G_T_into(G: Array, rb: Array, nrb: Array, lam: Array, out: Array) -> None:
     """``G^T lam`` into ``out`` ``(nb, 6)`` (``rb``, ``nrb``: each row's bodies,
     :func:`row_pattern`)."""
@@ -593,7 +593,7 @@ def G_T_into(G: Array, rb: Array, nrb: Array, lam: Array, out: Array) -> None:
     alive(out)
 
 
-@helper
+@kernel
 def G_dot_into(G: Array, rb: Array, nrb: Array, u: Array, out: Array) -> None:
     """``G u`` into ``out`` for ``u (nb, 6)`` (``rb``, ``nrb``: each row's bodies,
     :func:`row_pattern`)."""
@@ -611,7 +611,7 @@ def G_dot_into(G: Array, rb: Array, nrb: Array, u: Array, out: Array) -> None:
     alive(out)
 
 
-@helper
+@kernel
 def correction_into(S: SolveRoom, error: Array, du: Array) -> None:
     """Smallest mass-weighted ``du (nb, 6)`` with ``G du = -error`` (``S`` factored)."""
     multipliers_into(S.A, S.L, error, S.work, S.mu)
@@ -665,7 +665,7 @@ def accelerations_into(S: SolveRoom, f: Array, acc: Array) -> bool:
     return ok
 
 
-@helper
+@kernel
 def turn(q: Array, du: Array) -> None:
     """``q = exp(du) * q`` renormalised, in place, for every body."""
     dq = scratch(4)

@@ -94,7 +94,7 @@ def room(nb: int, nr: int, colours: int) -> Room:
                 np.zeros((nb, 6)))
 
 
-@helper
+@kernel
 def reactions(dV: Array, lam: Array, rows: Array, cols: Array, out: Array) -> None:
     """``d(G^T lam)/d(move)`` ``(colours * 6, 6 nb)`` into ``out`` from the kept
     derivatives ``dV`` of G's entries (``rows``, ``cols``: each entry's row and column,
@@ -111,7 +111,7 @@ def reactions(dV: Array, lam: Array, rows: Array, cols: Array, out: Array) -> No
     alive(out)
 
 
-@helper
+@kernel
 def lu_factor(LU: Array, piv: Array) -> bool:
     """LU with partial pivoting of a square matrix, in place; False when singular."""
     n = LU.shape[0]
@@ -146,7 +146,7 @@ def lu_factor(LU: Array, piv: Array) -> bool:
     return ok
 
 
-@helper
+@kernel
 def lu_solve(LU: Array, piv: Array, b: Array, y: Array, x: Array) -> None:
     """``x`` with ``A x = b`` from :func:`lu_factor` (``y``: work room)."""
     n = len(b)
@@ -251,7 +251,7 @@ def solve(W: Room, r: Array, phi: Array, delta: Array, dlam: Array) -> None:
     solve_into(W, r, phi, delta, dlam)
 
 
-@helper
+@kernel
 def solve_into(W: Room, r: Array, phi: Array, delta: Array, dlam: Array) -> None:
     """:func:`solve`, written into the kernel that calls it."""
     nb = r.shape[0]
@@ -274,7 +274,7 @@ def solve_into(W: Room, r: Array, phi: Array, delta: Array, dlam: Array) -> None
     alive(dlam)
 
 
-@helper
+@kernel
 def g_transpose(values: Array, vrows: Array, vcols: Array, lam: Array, out: Array) -> None:
     """``out = G^T lam`` ``(6 nb,)`` from G's entries (``vrows``, ``vcols``; -1: ground)."""
     out[:] = 0.0
@@ -288,7 +288,7 @@ def g_transpose(values: Array, vrows: Array, vcols: Array, lam: Array, out: Arra
     alive(out)
 
 
-@helper
+@kernel
 def g_times(values: Array, vrows: Array, vcols: Array, u: Array, out: Array) -> None:
     """``out = G u`` ``(nr,)`` for ``u`` ``(6 nb,)`` from G's entries."""
     out[:] = 0.0

@@ -195,7 +195,7 @@ def newest_slot(hist: Array, count: int) -> int:
     return ring - 1 - (count - 1) % ring
 
 
-@helper
+@kernel
 def grid_part(data: tuple[Any, ...], t: float, e: int) -> float:
     """The history's part of entry ``e``'s convolution at ``t``: the trapezoidal rule
     over the grid up to its last time."""

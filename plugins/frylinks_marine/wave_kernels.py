@@ -317,7 +317,7 @@ def morison_force(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: floa
 # ------------------------------------------------------------------- second-order loads
 
 
-@helper
+@kernel
 def pair_sum_add(pre: Array, pim: Array, qre: Array, qim: Array, sigma: Array, col: Array,
                  omega: Array, flags: Array, grid: Array, values: Array, rates: Array,
                  t: float, scale: float, out: Array) -> None:
