@@ -121,7 +121,7 @@ def helper(fn: F) -> F:
     caller and typing it again there, which costs compile time in proportion to its
     size and callers. A loop over a matrix (a factorisation, a solve) is a
     :func:`kernel`: called, it compiles once (measured: the pendulum's first compile,
-    engine included, 74 s with the solver's nineteen helpers inlined, 49 s called, and
+    engine included, 74 s with the solver's eighteen helpers inlined, 49 s called, and
     the point absorber's step as fast)."""
     return install(cached(njit(inline="always", **OPTIONS)(fn)))  # type: ignore[no-any-return]
 

@@ -55,7 +55,7 @@ def _pair(a: np.ndarray, b: np.ndarray) -> float:
             + (a[0] + a[1] + a[2]) * (b[0] + b[1] + b[2]))
 
 
-@kernel
+@helper
 def _add_triangle(x: np.ndarray, d: np.ndarray, p: np.ndarray, s: np.ndarray,
                   ref: np.ndarray, col: np.ndarray, col2: np.ndarray,
                   out: np.ndarray) -> None:
