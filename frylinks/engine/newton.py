@@ -248,12 +248,6 @@ def factor(Dtan: Array, dV: Array, lam: Array, bp: float, mass: Array, values: A
 def solve(W: Room, r: Array, phi: Array, delta: Array, dlam: Array) -> None:
     """Newton correction ``delta (nb, 6)``, ``dlam`` for residuals ``r (nb, 6)``,
     ``phi`` with the factors in ``W``."""
-    solve_into(W, r, phi, delta, dlam)
-
-
-@kernel
-def solve_into(W: Room, r: Array, phi: Array, delta: Array, dlam: Array) -> None:
-    """:func:`solve`, written into the kernel that calls it."""
     nb = r.shape[0]
     n = len(W.scale)
     for b in range(nb):
@@ -421,7 +415,7 @@ def velocity_correction(W: Room, values: Array, vrows: Array, vcols: Array,
         g_times(values, vrows, vcols, u, gu)
         for r in range(nr):
             gu[r] = gu[r] - velocity[r]
-        solve_into(W, W.zero, gu, W.du, W.dl)
+        solve(W, W.zero, gu, W.du, W.dl)
         for b in range(nb):
             for j in range(3):
                 v[b, j] += W.du[b, j]
