@@ -123,6 +123,8 @@ class SolveRoom(NamedTuple):
     nrb: Array      # (nr,) int: how many
     nbr_start: Array  # (nr + 1,) int: each row's neighbours in nbr (CSR)
     nbr: Array      # int: the rows that share a body with each row, ascending
+    R: Array        # (nb, 3, 3) the rotation each block of M_b^-1 was made at
+    made: Array     # (2,) int: M_b^-1 (0) and the factor of A (1) are those of R and G
 
 
 def row_pattern(row_bodies: Array, nr: int, nb: int) -> tuple[Array, Array, Array, Array]:
@@ -161,19 +163,34 @@ def solve_room(core: tuple[Any, ...], nb: int) -> SolveRoom:
         np.zeros((n, n)), np.zeros((nr, 6 * nb)), np.zeros((nr, 6 * nb)), np.zeros((nr, nr)),
         np.zeros((nr, nr)), np.zeros((nr, n)), np.zeros(nr), np.zeros(nr), np.zeros(nr),
         np.zeros((4, nr)), np.zeros(n), np.zeros((nb, 6)), np.zeros((nb, 6)),
-        np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), *pattern)
+        np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), *pattern,
+        np.zeros((nb, 3, 3)), np.zeros(2, dtype=np.int64))
 
 
 @kernel
 def mass_inverse_into(core: tuple[Any, ...], b: BodyStates, nb: int, S: SolveRoom) -> None:
     """The inverse of the bodies' mass matrix, added mass included (module doc), into
-    ``S.blocks`` and ``S.W``."""
+    ``S.blocks`` and ``S.W``.
+
+    A body's block depends on its rotation alone (its mass, inertia and added mass are
+    constants), so a block made at a rotation equal to the current one, entry by entry,
+    is kept (``S.made``; :func:`forget` makes every block again): a body that does not
+    turn has its inverse made once, not at every evaluation. Any block made again marks
+    the factor of ``A`` out of date."""
     mass, inertia, inertia_inv, added, has_added = core[0], core[1], core[2], core[4], core[5]
-    Minv = S.blocks
+    Minv, kept = S.blocks, S.R
     block = scratch2(3, 3)
     M = scratch2(6, 6)
     a = scratch2(6, 6)
+    changed = False
     for i in range(nb):
+        R = b.R[i]
+        if S.made[0] == 1 and same_rotation(R, kept[i]):
+            continue
+        changed = True
+        for k in range(3):
+            for m in range(3):
+                kept[i, k, m] = R[k, m]
         for k in range(6):
             for m in range(6):
                 Minv[i, k, m] = 0.0
@@ -183,7 +200,7 @@ def mass_inverse_into(core: tuple[Any, ...], b: BodyStates, nb: int, S: SolveRoo
                     M[k, m] = added[i, k, m]
             for k in range(3):
                 M[k, k] += mass[i]
-            world_inertia(b.R[i], inertia[i], block)
+            world_inertia(R, inertia[i], block)
             for k in range(3):
                 for m in range(3):
                     M[3 + k, 3 + m] += block[k, m]
@@ -191,13 +208,13 @@ def mass_inverse_into(core: tuple[Any, ...], b: BodyStates, nb: int, S: SolveRoo
         else:
             for k in range(3):
                 Minv[i, k, k] = 1.0 / mass[i]
-            world_inertia(b.R[i], inertia_inv[i], block)
+            world_inertia(R, inertia_inv[i], block)
             for k in range(3):
                 for m in range(3):
                     Minv[i, 3 + k, 3 + m] = block[k, m]
     coupled, C = core[12], core[14]
     n = 6 * len(coupled)
-    if n:
+    if n and changed:
         # I + S C, S = U M_b^-1 U^T block diagonal
         T, W, Ti = S.T, S.W, S.Ti
         for i in range(n):
@@ -220,7 +237,30 @@ def mass_inverse_into(core: tuple[Any, ...], b: BodyStates, nb: int, S: SolveRoo
         alive(T)
         alive(W)
         alive(Ti)
+    if changed:
+        S.made[1] = 0
+    S.made[0] = 1
     alive(Minv)
+    alive(kept)
+    alive(S)
+
+
+@helper
+def same_rotation(R: Array, kept: Array) -> bool:
+    """Whether the 3x3 ``R`` equals ``kept``, entry by entry."""
+    for k in range(3):
+        for m in range(3):
+            if R[k, m] != kept[k, m]:
+                return False
+    return True
+
+
+@kernel
+def forget(S: SolveRoom) -> None:
+    """Make the mass inverse and the factor of ``A`` again at their next call (an entry
+    of the step starts so: the model's constants may have changed between calls)."""
+    S.made[0] = 0
+    S.made[1] = 0
     alive(S)
 
 
@@ -324,21 +364,32 @@ def add_rows(values: Array, velocity: Array, acceleration: Array, row_tau: Array
 
 
 @kernel
-def dense_G_into(core: tuple[Any, ...], values: Array, G: Array) -> None:
-    """The constraint Jacobian ``G`` ``(nb_rows, 6 nb)`` from the rows' 12 values each
-    (the ground's columns dropped)."""
+def dense_G_into(core: tuple[Any, ...], values: Array, S: SolveRoom) -> None:
+    """The constraint Jacobian ``S.G`` ``(nb_rows, 6 nb)`` from the rows' 12 values each
+    (the ground's columns dropped); a changed entry marks the factor of ``A`` out of
+    date."""
     rows, cols = core[9], core[10]
+    G = S.G
+    changed = False
     # (G's other entries stay zero: every call writes the same entries)
     for k in range(len(values)):
-        if cols[k] >= 0:
+        if cols[k] >= 0 and G[rows[k], cols[k]] != values[k]:
             G[rows[k], cols[k]] = values[k]
+            changed = True
+    if changed:
+        S.made[1] = 0
     alive(G)
+    alive(S)
 
 
 @kernel
 def factor_into(S: SolveRoom) -> bool:
     """``A = G M^-1 G^T`` into ``S.A`` and the Cholesky factor of ``A + EPS diag(A)``
-    (lower) into ``S.L``; False when it is not positive definite."""
+    (lower) into ``S.L``; False when it is not positive definite. Kept when ``G`` and
+    ``M^-1`` are those it was made of (``S.made[1]``, which :func:`mass_inverse_into`
+    and :func:`dense_G_into` clear when they change either)."""
+    if S.made[1] == 1:
+        return True
     G, blocks, coupled, W, GM, A, L = S.G, S.blocks, S.coupled, S.W, S.GM, S.A, S.L
     rb, nrb, nbr_start, nbr = S.rb, S.nrb, S.nbr_start, S.nbr
     nr = G.shape[0]
@@ -384,6 +435,7 @@ def factor_into(S: SolveRoom) -> bool:
     for r in range(nr):
         L[r, r] += EPS * A[r, r] + 1e-300
     ok = cholesky(L)
+    S.made[1] = 1 if ok else 0
     alive(G)
     alive(blocks)
     alive(coupled)
@@ -414,7 +466,7 @@ def room_of(G: Array, Minv: MassInverse,
                      G, z((nr, 6 * nb)), z((nr, nr)),
                      z((nr, nr)), z((nr, n)), z(nr), z(nr), z(nr), z((4, nr)), z(n),
                      z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)),
-                     *pattern)
+                     *pattern, z((nb, 3, 3)), np.zeros(2, dtype=np.int64))
 
 
 @kernel

@@ -101,6 +101,7 @@ def rk4_steps(room, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links,
 {unpack_rk4}
     nr = C0[6]
     scale = C0[7]
+    K.forget(SR)  # (the model's constants may differ from the last call's)
     nz = len(y) - 13 * nb
     r = RK
     static = False
@@ -149,7 +150,7 @@ def rk4_steps(room, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links,
                     out_status, out_a, out_b, out_row = K.VIOLATED, worst, 0.0, row
                     break
                 K.mass_inverse_into(C0, bs, nb, SR)
-                K.dense_G_into(C0, values, SR.G)
+                K.dense_G_into(C0, values, SR)
                 ok = K.factor_into(SR)
                 if not ok:
                     out_status, out_a, out_b, out_row = K.SINGULAR, 0.0, 0.0, -1
@@ -182,7 +183,7 @@ def rk4_steps(room, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links,
             out_status, out_a, out_b, out_row = K.OK, 0.0, 0.0, -1
             break
         K.mass_inverse_into(C0, bs, nb, SR)
-        K.dense_G_into(C0, values, SR.G)
+        K.dense_G_into(C0, values, SR)
         ok = K.accelerations_into(SR, f, acceleration)
         udot = SR.udot
         lam = SR.lam
@@ -252,6 +253,7 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
 {unpack}
     nr = C0[6]
     scale = C0[7]
+    K.forget(SR)  # (the model's constants may differ from the last call's)
     vrows, vcols = C0[9], C0[10]
     ncol = len(mstart) - 1
     # every array of the step, made once per run (the loop allocates nothing): the
@@ -356,7 +358,7 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
 {terms_ga}
         if phase == 2:
             K.mass_inverse_into(C0, bs, nb, SR)
-            K.dense_G_into(C0, values, SR.G)
+            K.dense_G_into(C0, values, SR)
             ok = K.accelerations_into(SR, f, acceleration)
             ru = SR.udot
             rl = SR.lam

@@ -104,7 +104,8 @@ class RadiationMemory(ForceType):
         self.conv_clock = np.array([0.0, 0.0, 0.0])
         # the grid part of the last two evaluation times: (time, count, values...)
         self.conv_cache = np.full((2, 2 + self.conv_rows.size), np.nan)
-        self.conv_work = np.zeros(6 * n)  # (the convolved part of each evaluation)
+        # (the memory of each evaluation, and the spare entry the rows of C fill write to)
+        self.conv_work = np.zeros(6 * n + 1)
 
     def reset_convolution(self) -> None:
         """Forget the history (a new run)."""
@@ -114,31 +115,39 @@ class RadiationMemory(ForceType):
         self.conv_cache[...] = np.nan
 
     def kernel_data(self) -> tuple[Any, ...]:
-        """The step's data: ``A``, ``B``, ``C`` packed by state (each state's nonzero
-        entries: its row of ``A`` and of ``B``, its column of ``C``; the fits are
-        sparse, in modal form two entries of ``A`` a state), the density ratio per DOF,
-        then the convolution's (indices 9 to 18)."""
+        """The step's data: the state space as rows of equal length (:func:`_rows`),
+        ``z' = A z + B xi'`` over the inputs ``(z, xi', 0)`` and ``C z`` by state over
+        the memory's DOFs (and one spare), room for the inputs, the density ratio per
+        DOF, then the convolution's (indices 6 to 15)."""
         if not hasattr(self, "conv_rows"):
             self.set_convolution(np.zeros(0), np.zeros(0), [], 1.0)
-        a_ptr, a_idx, a_val = _packed(self.A)
-        b_ptr, b_idx, b_val = _packed(self.B)
-        c_ptr, c_idx, c_val = _packed(np.asarray(self.C).T)
+        nz, n6 = np.shape(self.A)[0], 6 * self.nb_forces
+        rate_idx, rate_val = _rows(np.hstack([np.reshape(self.A, (nz, nz)),
+                                              np.reshape(self.B, (nz, n6))]), nz + n6)
+        out_idx, out_val = _rows(np.reshape(self.C, (n6, nz)).T, n6)
         ratio = np.repeat(np.asarray(self._ratio, dtype=np.float64), 6)
-        return (a_ptr, a_idx, a_val, ratio, b_ptr, b_idx, b_val, c_ptr, c_idx,
+        return (rate_idx, rate_val, np.zeros(nz + n6 + 1), ratio, out_idx, out_val,
                 self.conv_rows, self.conv_cols, self.conv_phase_start, self.conv_phase,
                 self.conv_clock, self.conv_history, self.conv_velocity, self.conv_cache,
-                self.conv_delta, self.conv_work, c_val)
+                self.conv_delta, self.conv_work)
 
 
-def _packed(m: Array) -> tuple[Array, Array, Array]:
-    """The rows of ``m`` by their nonzero entries (compressed sparse rows): the start
-    of each row's entries, their columns and their values."""
+def _rows(m: Array, spare: int) -> tuple[Array, Array]:
+    """The nonzero entries of each row of ``m`` as rows of equal length (the longest
+    row's), in column order: their columns ``(rows, width)`` and values; a shorter row
+    is filled with zeros at column ``spare``. A fitted state space is sparse and even
+    (in modal form each state reads two states and one velocity), so the step's loop
+    over a row has the same length at every row."""
     m = np.atleast_2d(np.asarray(m, dtype=np.float64))
-    rows, cols = np.nonzero(m)
-    ptr = np.zeros(m.shape[0] + 1, dtype=np.int64)
-    np.add.at(ptr, rows + 1, 1)
-    return (np.cumsum(ptr).astype(np.int64), cols.astype(np.int64),
-            np.ascontiguousarray(m[rows, cols]))
+    nonzero = m != 0.0
+    width = int(nonzero.sum(axis=1).max(initial=0))
+    idx = np.full((m.shape[0], width), spare, dtype=np.int64)
+    val = np.zeros((m.shape[0], width))
+    for r in range(m.shape[0]):
+        cols = np.flatnonzero(nonzero[r])
+        idx[r, :cols.size] = cols
+        val[r, :cols.size] = m[r, cols]
+    return idx, val
 
 
 @helper
@@ -199,8 +208,8 @@ def newest_slot(hist: Array, count: int) -> int:
 def grid_part(data: tuple[Any, ...], t: float, e: int) -> float:
     """The history's part of entry ``e``'s convolution at ``t``: the trapezoidal rule
     over the grid up to its last time."""
-    cols, phase_start, phase, clock, hist, delta = (data[10], data[11], data[12], data[13],
-                                                    data[14], data[17][0])
+    cols, phase_start, phase, clock, hist, delta = (data[7], data[8], data[9], data[10],
+                                                    data[11], data[14][0])
     last = int(clock[COUNT]) - 1
     x = max(2.0 * (t - (clock[ORIGIN] + last * delta)) / delta, 0.0)
     p = math.floor(x)
@@ -232,8 +241,8 @@ def convolution_memory(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
                        y: Array) -> None:
     """The convolved entries' memory ``sum_c int K_rc u_c`` added into ``y (6 n,)``
     (before the density ratio), at time ``t`` with the velocities of ``frames[0]``."""
-    rows, cols, phase_start, phase = data[9], data[10], data[11], data[12]
-    clock, velocity, cache, delta = data[13], data[15], data[16], data[17][0]
+    rows, cols, phase_start, phase = data[6], data[7], data[8], data[9]
+    clock, velocity, cache, delta = data[10], data[12], data[13], data[14][0]
     f = frames[0]
     ne = rows.shape[0]
     count = clock[COUNT]
@@ -253,7 +262,7 @@ def convolution_memory(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
             cache[slot, 1] = count
         last_grid = clock[ORIGIN] + (count - 1.0) * delta
         t_a = clock[ACCEPTED]
-        hist = data[14]
+        hist = data[11]
         newest = newest_slot(hist, int(count))
         for e in range(ne):
             body, dof = cols[e] // 6, cols[e] % 6
@@ -283,7 +292,7 @@ def radiation_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: f
                      signals: Array, states: Array) -> None:
     """At an accepted state: the velocities at the grid times up to ``t``, linear
     between this state and the last accepted one, into the history."""
-    rows, clock, hist, velocity, delta = data[9], data[13], data[14], data[15], data[17][0]
+    rows, clock, hist, velocity, delta = data[6], data[10], data[11], data[12], data[14][0]
     f = frames[0]
     n = velocity.shape[0]
     ring = hist.shape[2] // 2
@@ -322,19 +331,20 @@ def radiation_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: f
 
 @helper
 def state_memory(data: tuple[Any, ...], states: Array, y: Array) -> None:
-    """The states' part of the memory, ``C z``, added into ``y (6 n,)``."""
-    c_ptr, c_idx, c_val = data[7], data[8], data[19]
-    for r in range(len(c_ptr) - 1):
+    """The states' part of the memory, ``C z``, added into ``y (6 n + 1,)`` (its last
+    entry the spare the rows' fill writes to)."""
+    out_idx, out_val = data[4], data[5]
+    for r in range(out_idx.shape[0]):
         z = states[r]
-        for k in range(c_ptr[r], c_ptr[r + 1]):
-            y[c_idx[k]] += c_val[k] * z
+        for k in range(out_idx.shape[1]):
+            y[out_idx[r, k]] += out_val[r, k] * z
 
 
 @kernel
 def radiation_memory(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: float,
                      states: Array, out: Array) -> None:
     """The memory force ``ratio (C z + conv)`` of each element into ``out (n, 6)``."""
-    ratio, y = data[3], data[18]
+    ratio, y = data[3], data[15]
     y[:] = 0.0
     convolution_memory(data, frames, t, y)
     state_memory(data, states, y)
@@ -350,7 +360,7 @@ def radiation_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
                        force: Array, torque: Array) -> None:
     """The radiation memory force ``-ratio (C z + conv)`` at each COG (the ``-A_inf
     u'`` part is in the mass matrix)."""
-    ratio, y = data[3], data[18]
+    ratio, y = data[3], data[15]
     gen = scratch(6)
     y[:] = 0.0
     convolution_memory(data, frames, t, y)
@@ -366,16 +376,22 @@ def radiation_evaluate(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t:
 @kernel
 def radiation_state_derivative(data: tuple[Any, ...], frames: tuple[NodeFrames, ...],
                                t: float, signals: Array, states: Array, out: Array) -> None:
-    """``z' = A z + B xi'``, each state fed by the body velocities its row of ``B``
-    names."""
-    a_ptr, a_idx, a_val, b_ptr, b_idx, b_val = (data[0], data[1], data[2], data[4],
-                                                data[5], data[6])
+    """``z' = A z + B xi'``, each state's row over the inputs ``(z, xi', 0)``
+    (:func:`_rows`)."""
+    rate_idx, rate_val, inputs = data[0], data[1], data[2]
+    nz = states.shape[0]
     f = frames[0]
-    for r in range(len(a_ptr) - 1):
+    # the inputs (z, xi', 0) side by side: each state then reads its row by index
+    # (this runs at every stage, for tens of states an element)
+    for r in range(nz):
+        inputs[r] = states[r]
+    for i in range(f.v.shape[0]):
+        for d in range(3):
+            inputs[nz + 6 * i + d] = f.v[i, d]
+            inputs[nz + 6 * i + 3 + d] = f.w[i, d]
+    for r in range(nz):
         acc = 0.0
-        for k in range(a_ptr[r], a_ptr[r + 1]):
-            acc += a_val[k] * states[a_idx[k]]
-        for k in range(b_ptr[r], b_ptr[r + 1]):
-            i, d = b_idx[k] // 6, b_idx[k] % 6
-            acc += b_val[k] * (f.v[i, d] if d < 3 else f.w[i, d - 3])
+        for k in range(rate_idx.shape[1]):
+            acc += rate_val[r, k] * inputs[rate_idx[r, k]]
         out[r] = acc
+    alive(inputs)
