@@ -157,3 +157,36 @@ def test_waves_from_components_and_from_a_record(tmp_path: Path) -> None:
     a, b = (runs[k]["force_force"].sel(force="exc").values for k in ("components", "record"))
     assert np.abs(a).max() > 1e4
     assert np.max(np.abs(a - b)) < 1e-9 * np.abs(a).max()
+
+
+def test_bem_round_off_is_recorded_as_zero_and_does_not_set_the_record_step() -> None:
+    """A load series far below the largest of its kind on its body (a BEM's round-off
+    where symmetry makes the load zero) is recorded as zero; a small real load is kept;
+    the noise, rich in high frequencies, no longer sets the record's step."""
+    from frylinks_marine.force_records import harmonic, record_step, without_noise
+
+    rng = np.random.default_rng(3)
+    omega = np.linspace(0.3, 3.0, 40)
+    spectrum = np.exp(-((omega - 0.8) / 0.3) ** 2)  # a sea's loads: low frequencies
+    phasors = np.zeros((12, omega.size), dtype=complex)
+    phasors[0] = 4e4 * spectrum  # surge
+    phasors[2] = 9e4 * spectrum  # heave
+    phasors[4] = 8e4 * spectrum  # pitch
+    noise = rng.standard_normal((3, omega.size)) + 1j * rng.standard_normal((3, omega.size))
+    phasors[[1, 3, 5]] = 1e-11 * noise  # sway, roll, yaw: round-off, flat in frequency
+    phasors[6:] = 1e-3 * phasors[:6]  # a second body, 1000 times smaller: its own scale
+    phasors[7] = 2e-6 * 4e1 * spectrum  # a small real sway load of its own (kept)
+    cleaned = without_noise(phasors)
+    zeroed = ~np.any(cleaned != 0, axis=1)
+    assert zeroed.tolist() == [False, True, False, True, False, True,
+                               False, False, False, True, False, True]
+    np.testing.assert_array_equal(cleaned[~zeroed], phasors[~zeroed])
+    # the noise alone asks for a finer record than the loads
+    assert record_step(np.abs(cleaned), omega) > 1.5 * record_step(np.abs(phasors), omega)
+    record = harmonic(cleaned, omega, (0.0, 100.0))
+    grid, values, rates = record.kernel_data()
+    assert not np.any(values[:, zeroed]) and not np.any(rates[:, zeroed])
+    # the loads kept are recorded as before: heave at a sample, against the plain sum
+    k = 371
+    exact = np.real(phasors[2] @ np.exp(-1j * omega * (grid[0] + k * grid[1])))
+    assert abs(values[k, 2] - exact) < 1e-12 * np.abs(phasors[2]).sum()

@@ -67,7 +67,7 @@ from .datasets import (
     water_density,
 )
 from .dofs import symmetric_added_mass
-from .force_records import ForceRecord, harmonic
+from .force_records import ForceRecord, harmonic, without_noise
 from .frequency_grid import frequency_grid_problems
 from .hydrodb import DOF_NAMES, HydroDatabase
 from .radiation import (
@@ -205,7 +205,8 @@ class WaveExcitation(DatasetForce):
             self.amplitude[i] = (base * shift)[:, None] * X
         # the sum over components, once for the run (frylinks_marine.force_records)
         phasors = np.transpose(self.amplitude, (0, 2, 1)).reshape(6 * self.nb_forces, nc)
-        self.record = harmonic(phasors, self.omega, ctx.span, label="wave_excitation")
+        self.record = harmonic(without_noise(phasors), self.omega, ctx.span,
+                               label="wave_excitation")
 
     def wave_excitation(self, omega: Array, heading: float) -> Array | None:
         """Per element, the dataset's excitation per unit amplitude of a regular wave
