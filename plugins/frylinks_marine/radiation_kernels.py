@@ -134,19 +134,20 @@ class RadiationMemory(ForceType):
 
 def _rows(m: Array, spare: int) -> tuple[Array, Array]:
     """The nonzero entries of each row of ``m`` as rows of equal length (the longest
-    row's), in column order: their columns ``(rows, width)`` and values; a shorter row
-    is filled with zeros at column ``spare``. A fitted state space is sparse and even
-    (in modal form each state reads two states and one velocity), so the step's loop
-    over a row has the same length at every row."""
+    row's), in column order, stored entry-major: their columns ``(width, rows)`` and
+    values; a shorter row is filled with zeros at column ``spare``. A fitted state space
+    is sparse and even (in modal form each state reads two states and one velocity), so
+    the step loops over the entries, each over every row: the rows' sums do not wait on
+    one another, as they would row by row."""
     m = np.atleast_2d(np.asarray(m, dtype=np.float64))
     nonzero = m != 0.0
     width = int(nonzero.sum(axis=1).max(initial=0))
-    idx = np.full((m.shape[0], width), spare, dtype=np.int64)
-    val = np.zeros((m.shape[0], width))
+    idx = np.full((width, m.shape[0]), spare, dtype=np.int64)
+    val = np.zeros((width, m.shape[0]))
     for r in range(m.shape[0]):
         cols = np.flatnonzero(nonzero[r])
-        idx[r, :cols.size] = cols
-        val[r, :cols.size] = m[r, cols]
+        idx[:cols.size, r] = cols
+        val[:cols.size, r] = m[r, cols]
     return idx, val
 
 
@@ -334,10 +335,10 @@ def state_memory(data: tuple[Any, ...], states: Array, y: Array) -> None:
     """The states' part of the memory, ``C z``, added into ``y (6 n + 1,)`` (its last
     entry the spare the rows' fill writes to)."""
     out_idx, out_val = data[4], data[5]
-    for r in range(out_idx.shape[0]):
+    for r in range(out_idx.shape[1]):
         z = states[r]
-        for k in range(out_idx.shape[1]):
-            y[out_idx[r, k]] += out_val[r, k] * z
+        for k in range(out_idx.shape[0]):
+            y[out_idx[k, r]] += out_val[k, r] * z
 
 
 @kernel
@@ -390,8 +391,8 @@ def radiation_state_derivative(data: tuple[Any, ...], frames: tuple[NodeFrames, 
             inputs[nz + 6 * i + d] = f.v[i, d]
             inputs[nz + 6 * i + 3 + d] = f.w[i, d]
     for r in range(nz):
-        acc = 0.0
-        for k in range(rate_idx.shape[1]):
-            acc += rate_val[r, k] * inputs[rate_idx[r, k]]
-        out[r] = acc
+        out[r] = 0.0
+    for k in range(rate_idx.shape[0]):  # (each row's sum in the order of its entries)
+        for r in range(nz):
+            out[r] += rate_val[k, r] * inputs[rate_idx[k, r]]
     alive(inputs)
