@@ -216,3 +216,54 @@ def test_the_modal_form_is_the_same_system_with_two_entries_of_a_a_state(
     assert (np.count_nonzero(A, axis=1) <= 2).all()
     assert (np.count_nonzero(B, axis=1) == 1).all()
     assert (np.count_nonzero(C, axis=0) == 1).all()
+
+
+def test_the_step_reads_the_state_space_as_the_matrix_products() -> None:
+    """The compiled step's rates ``A z + B xi'`` and memory ``C z`` equal the dense
+    products, for two elements whose states read unequal numbers of entries (real and
+    complex modes, a state fed by two velocities, a state read by two DOFs): the rows of
+    one length (``_rows``) fill the short ones with zeros at a spare input."""
+    from frylinks_marine.radiation_kernels import (
+        RadiationMemory,
+        radiation_memory,
+        radiation_state_derivative,
+    )
+
+    from frylinks.kinematics import NodeFrames
+
+    rng = np.random.default_rng(5)
+    nz, n = 7, 2
+    A = np.zeros((nz, nz))
+    A[0, 0] = -0.3  # a real mode
+    A[1:3, 1:3] = [[-0.2, 1.1], [-1.1, -0.2]]  # complex pairs
+    A[3:5, 3:5] = [[-0.5, 0.7], [-0.7, -0.5]]
+    A[5, 5], A[6, 6] = -0.9, -0.1
+    B = np.zeros((nz, 6 * n))
+    B[[0, 1, 3, 5, 6], [2, 2, 8, 10, 4]] = rng.standard_normal(5)
+    B[5, 1] = 0.4  # a state fed by two velocities, of two elements
+    C = np.zeros((6 * n, nz))
+    C[[2, 2, 8, 10, 4, 3], [0, 1, 3, 5, 6, 6]] = rng.standard_normal(6)
+
+    class Memory(RadiationMemory):
+        name = "memory_probe"
+
+        def __init__(self) -> None:
+            super().__init__([{}, {}], [])
+            self.A, self.B, self.C = A, B, C
+            self.units = []
+            self._ratio = np.array([1.0, 2.0])
+
+    data = Memory().kernel_data()
+    v, w = rng.standard_normal((n, 3)), rng.standard_normal((n, 3))
+    z3 = np.zeros((n, 3))
+    frames = (NodeFrames(z3, np.repeat(np.eye(3)[None], n, axis=0),
+                         np.tile([1.0, 0, 0, 0], (n, 1)), v, w, z3.copy()),)
+    states = rng.standard_normal(nz)
+    u = np.concatenate([v, w], axis=1).reshape(-1)
+    rates = np.zeros(nz)
+    radiation_state_derivative(data, frames, 0.0, np.zeros(0), states, rates)
+    np.testing.assert_allclose(rates, A @ states + B @ u, rtol=1e-14, atol=1e-15)
+    memory = np.zeros((n, 6))
+    radiation_memory(data, frames, 0.0, states, memory)
+    np.testing.assert_allclose(memory, (C @ states).reshape(n, 6) * [[1.0], [2.0]],
+                               rtol=1e-14, atol=1e-15)

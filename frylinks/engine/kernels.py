@@ -123,8 +123,8 @@ class SolveRoom(NamedTuple):
     nrb: Array      # (nr,) int: how many
     nbr_start: Array  # (nr + 1,) int: each row's neighbours in nbr (CSR)
     nbr: Array      # int: the rows that share a body with each row, ascending
-    R: Array        # (nb, 3, 3) the rotation each block of M_b^-1 was made at
-    made: Array     # (2,) int: M_b^-1 (0) and the factor of A (1) are those of R and G
+    R: Array        # (nb, 3, 3) the rotation each block of M_b^-1 was made at (nan: none)
+    factored: Array  # (1,) int: L is the factor of the current G and M^-1
 
 
 def row_pattern(row_bodies: Array, nr: int, nb: int) -> tuple[Array, Array, Array, Array]:
@@ -164,7 +164,7 @@ def solve_room(core: tuple[Any, ...], nb: int) -> SolveRoom:
         np.zeros((nr, nr)), np.zeros((nr, n)), np.zeros(nr), np.zeros(nr), np.zeros(nr),
         np.zeros((4, nr)), np.zeros(n), np.zeros((nb, 6)), np.zeros((nb, 6)),
         np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), *pattern,
-        np.zeros((nb, 3, 3)), np.zeros(2, dtype=np.int64))
+        np.full((nb, 3, 3), np.nan), np.zeros(1, dtype=np.int64))
 
 
 @kernel
@@ -174,9 +174,9 @@ def mass_inverse_into(core: tuple[Any, ...], b: BodyStates, nb: int, S: SolveRoo
 
     A body's block depends on its rotation alone (its mass, inertia and added mass are
     constants), so a block made at a rotation equal to the current one, entry by entry,
-    is kept (``S.made``; :func:`forget` makes every block again): a body that does not
-    turn has its inverse made once, not at every evaluation. Any block made again marks
-    the factor of ``A`` out of date."""
+    is kept (``S.R``, nan where none is: :func:`forget`): a body that does not turn has
+    its inverse made once a call of the step, not at every evaluation. Any block made
+    again marks the factor of ``A`` out of date."""
     mass, inertia, inertia_inv, added, has_added = core[0], core[1], core[2], core[4], core[5]
     Minv, kept = S.blocks, S.R
     block = scratch2(3, 3)
@@ -185,7 +185,7 @@ def mass_inverse_into(core: tuple[Any, ...], b: BodyStates, nb: int, S: SolveRoo
     changed = False
     for i in range(nb):
         R = b.R[i]
-        if S.made[0] == 1 and same_rotation(R, kept[i]):
+        if same_rotation(R, kept[i]):
             continue
         changed = True
         for k in range(3):
@@ -238,8 +238,7 @@ def mass_inverse_into(core: tuple[Any, ...], b: BodyStates, nb: int, S: SolveRoo
         alive(W)
         alive(Ti)
     if changed:
-        S.made[1] = 0
-    S.made[0] = 1
+        S.factored[0] = 0
     alive(Minv)
     alive(kept)
     alive(S)
@@ -247,7 +246,8 @@ def mass_inverse_into(core: tuple[Any, ...], b: BodyStates, nb: int, S: SolveRoo
 
 @helper
 def same_rotation(R: Array, kept: Array) -> bool:
-    """Whether the 3x3 ``R`` equals ``kept``, entry by entry."""
+    """Whether the 3x3 ``R`` equals ``kept``, entry by entry (never where ``kept``
+    is nan)."""
     for k in range(3):
         for m in range(3):
             if R[k, m] != kept[k, m]:
@@ -259,8 +259,8 @@ def same_rotation(R: Array, kept: Array) -> bool:
 def forget(S: SolveRoom) -> None:
     """Make the mass inverse and the factor of ``A`` again at their next call (an entry
     of the step starts so: the model's constants may have changed between calls)."""
-    S.made[0] = 0
-    S.made[1] = 0
+    S.R[:] = np.nan
+    S.factored[0] = 0
     alive(S)
 
 
@@ -377,7 +377,7 @@ def dense_G_into(core: tuple[Any, ...], values: Array, S: SolveRoom) -> None:
             G[rows[k], cols[k]] = values[k]
             changed = True
     if changed:
-        S.made[1] = 0
+        S.factored[0] = 0
     alive(G)
     alive(S)
 
@@ -386,9 +386,9 @@ def dense_G_into(core: tuple[Any, ...], values: Array, S: SolveRoom) -> None:
 def factor_into(S: SolveRoom) -> bool:
     """``A = G M^-1 G^T`` into ``S.A`` and the Cholesky factor of ``A + EPS diag(A)``
     (lower) into ``S.L``; False when it is not positive definite. Kept when ``G`` and
-    ``M^-1`` are those it was made of (``S.made[1]``, which :func:`mass_inverse_into`
+    ``M^-1`` are those it was made of (``S.factored``, which :func:`mass_inverse_into`
     and :func:`dense_G_into` clear when they change either)."""
-    if S.made[1] == 1:
+    if S.factored[0] == 1:
         return True
     G, blocks, coupled, W, GM, A, L = S.G, S.blocks, S.coupled, S.W, S.GM, S.A, S.L
     rb, nrb, nbr_start, nbr = S.rb, S.nrb, S.nbr_start, S.nbr
@@ -435,7 +435,7 @@ def factor_into(S: SolveRoom) -> bool:
     for r in range(nr):
         L[r, r] += EPS * A[r, r] + 1e-300
     ok = cholesky(L)
-    S.made[1] = 1 if ok else 0
+    S.factored[0] = 1 if ok else 0
     alive(G)
     alive(blocks)
     alive(coupled)
@@ -466,7 +466,7 @@ def room_of(G: Array, Minv: MassInverse,
                      G, z((nr, 6 * nb)), z((nr, nr)),
                      z((nr, nr)), z((nr, n)), z(nr), z(nr), z(nr), z((4, nr)), z(n),
                      z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)),
-                     *pattern, z((nb, 3, 3)), np.zeros(2, dtype=np.int64))
+                     *pattern, np.full((nb, 3, 3), np.nan), np.zeros(1, dtype=np.int64))
 
 
 @kernel
