@@ -84,7 +84,8 @@ class SettingType:
         return {d: [] for d in self.dimensions}
 
     def output_values(self, t: float) -> dict[str, Array]:
-        """Values of the declared outputs at time ``t``, each shaped by its dims."""
+        """Values of the declared outputs at time ``t``, each shaped by its dims: a
+        function of ``t`` alone (a run may ask for them in a thread beside its step)."""
         return {}
 
     def output_series(self, times: Array) -> dict[str, Array]:

@@ -138,6 +138,11 @@ class Batch:
     def __len__(self) -> int:
         return len(self.times)
 
+    def head(self, n: int) -> Batch:
+        """The batch of the first ``n`` samples (views)."""
+        report = None if self.report is None else tuple(a[:n] for a in self.report)
+        return Batch(self.times[:n], tuple(a[:n] for a in self.arrays), report, self._single)
+
     def states(self) -> list[State]:
         """Each sample as a :class:`State` (views of the batch's arrays)."""
         if self._single is not None:

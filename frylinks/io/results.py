@@ -196,6 +196,13 @@ class Sampler:
         self.model = model
         self.settings = _reporting_settings(model)
         self.ptos = ptos(model)
+        reported = {r.block for r in reported_outputs(model)}
+        #: Whether :meth:`batch` of a batch with the compiled step's report reads that
+        #: batch alone (and the settings' outputs, functions of time): no force type
+        #: makes its outputs in Python, from the model as it is now. The run then makes
+        #: the variables beside its step (:mod:`frylinks.io.recorder`).
+        self.batch_only = not any(blk.kind.outputs and j not in reported
+                                  for j, blk in enumerate(model.force_blocks))
 
     def sample(self, s: State) -> dict[str, np.ndarray]:
         """Values at state ``s``, keyed by variable name, without the time dimension."""

@@ -40,6 +40,7 @@ from frylinks.engine.schemes import first_call
 from frylinks.engine.statics import MAX_TURN_DEG
 from frylinks.errors import FrylinksError, ModelError, Notice, SimulationError
 from frylinks.io.key_lines import case_error
+from frylinks.io.recorder import Recorder
 from frylinks.io.results import Sampler, to_dataset
 from frylinks.model.geometry import relative_scene, scene_spec
 from frylinks.model.system import System as SystemModel
@@ -121,15 +122,19 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
                                      "solver.initial_equilibrium") from None
                 attrs.update(equilibrium_attributes(moves, max_turn))
         run_kwargs: dict[str, Any] = {"resume": restart, "on_checkpoint": None}
-        sampler = Sampler(model)
-        times: list[np.ndarray] = []
-        values: list[dict[str, np.ndarray]] = []
         writer = None
         if output is not None:
             from frylinks.io.netcdf import StreamWriter
 
             writer = StreamWriter(output, model, attrs, resume=restart)
-            run_kwargs["on_checkpoint"] = writer.checkpoint
+        reg = system.registry
+        observe_step = reg.observers("frylinks_step_completed")
+        # the variables made and written beside the step (checkpoints in order with them),
+        # unless an observer, which may read the file, runs meanwhile (frylinks.io.recorder)
+        recorder = Recorder(Sampler(model), writer, keep=in_memory or writer is None,
+                            beside=not observe_step)
+        if writer is not None:
+            run_kwargs["on_checkpoint"] = recorder.checkpoint
         steps: Iterator[Batch]
         if integrator == "rk4":
             steps = rk4(model, s, t_end, dt, every, batches=True, **run_kwargs)
@@ -139,8 +144,6 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         else:
             steps = map(Batch.of, dop853(model, s, t_end, dt, every, rtol=rtol, atol=atol,
                                          **run_kwargs))
-        reg = system.registry
-        observe_step = reg.observers("frylinks_step_completed")
         if reg.observers("frylinks_run_started"):
             reg.pm.hook.frylinks_run_started(system=system, t_end=t_end, dt=dt)
         t_start = s.t if restart is None else restart.state.t
@@ -155,21 +158,13 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
                 # the samples of one call of the compiled step at a time: their variables
                 # made, written and kept together (a sample at a time cost 10x the step)
                 for batch in steps:
-                    records = sampler.batch(batch)
                     stop = None
                     if observe_step:
                         stop = _observed(batch, lambda st: reg.pm.hook.frylinks_step_completed(
                             system=system, t=st.t, state=st))
                         if stop is not None:  # the run ends at the sample whose observer
-                            batch.times = batch.times[:stop[0]]   # raised (kept, as before)
-                            records = {k: v[:stop[0]] for k, v in records.items()}
-                    if in_memory or writer is None:
-                        values.append(records)
-                        times.append(batch.times)
-                    else:  # only the last time (the status names it)
-                        times[:] = [batch.times[-1:]]
-                    if writer is not None:
-                        writer.append_many(batch.times, records)
+                            batch = batch.head(stop[0])  # raised (kept, as before)
+                    recorder.add(batch)
                     if stop is not None:
                         raise stop[1]
                     t = float(batch.times[-1])
@@ -178,12 +173,13 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
                     last_t = t
                     if pending:  # a signal came: stop here, every sample so far written
                         raise pending[0]
+                recorder.finish()
         except SimulationError as exc:
             status = f"diverged at t={s.t:.6g}: {exc}"
         except KeyboardInterrupt as exc:
             why = f" ({exc})" if str(exc) else ""
             # the time of the last sample kept (the state may be a few steps further on)
-            kept = float(times[-1][-1]) if times else t_start
+            kept = recorder.last_time if recorder.last_time is not None else t_start
             status = f"interrupted at t={kept:.6g}{why}"
         finally:
             errstate.__exit__(None, None, None)
@@ -191,6 +187,7 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
                 bar.close()
             attrs["status"] = status
             try:
+                recorder.finish(quiet=True)  # (every sample handed over, written)
                 if writer is not None:
                     writer.close(status)
             finally:
@@ -201,7 +198,7 @@ def run_system(system: System, t_end: float, dt: float, integrator: str = "rk4",
         if restart is not None and output is not None:
             with xr.open_dataset(output) as whole:
                 return whole.load()
-        return to_dataset(model, times, values, attrs)
+        return to_dataset(model, recorder.times, recorder.values, attrs)
     finally:
         background.release()
 
