@@ -16,7 +16,7 @@ call it).
   on the Python path.
 * :mod:`.compose`: the model's compiled step, composed from the core and the kernels
   of the types it uses, generated once per kind of model and cached on disk;
-  :mod:`.handle`, :mod:`.sampling`: what it keeps between calls, its output samples.
+  :mod:`.sampling`: its output samples, several per call.
 * :mod:`.background`: a new kind of model's step compiled in a child process while
   the run goes on interpreted (:mod:`frylinks.interpreted`).
 * :mod:`.integrators` (``rk4``, ``dop853``), :mod:`.implicit` (``generalized_alpha``),

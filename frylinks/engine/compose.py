@@ -37,7 +37,6 @@ import numpy as np
 from frylinks import interpreted
 from frylinks.engine import background
 from frylinks.engine import kernels as K
-from frylinks.engine.handle import Handles
 from frylinks.engine.model import Model, State
 from frylinks.engine.sampling import NEVER, extra_size, reported_outputs, sample_room
 from frylinks.engine.step_data import model_data
@@ -155,30 +154,35 @@ class CompiledStep:
             background.start(self, *child)
         self.build()
 
-    def entry(self, name: str, handles: Handles) -> tuple[Any, Any]:
-        """The step's function ``name`` (``advance_rk4``, ``advance_ga``) and the handle
-        of ``handles`` it takes: run interpreted while a child compiles it, else
-        compiled, once the child compiling it, if any, has put it in the cache
-        (:mod:`.background`)."""
+    def entry(self, name: str) -> Any:
+        """The step's function ``name`` (``advance_rk4``, ``advance_ga``): run
+        interpreted while a child compiles it, else compiled, once the child compiling
+        it, if any, has put it in the cache (:mod:`.background`).
+
+        The entries take the room (the arrays the model's blocks write: ``make_room``)
+        as a plain tuple, converted from Python at each call (about 20 us for the point
+        absorber's 187 arrays; a call covers many steps, :data:`.sampling.CALL_SECONDS`).
+        Until November 2026 it crossed as a numba structref made once per model (6 us a
+        call), whose type is the model's: making one compiled two more functions for
+        each kind of model, with the unboxing of every array (7 to 15 s for the point
+        absorber, a third of a new kind of model's compile), and the entry reading it
+        compiled the step again around it."""
         fn = getattr(self.module, name)
         if background.compiling(self, name):
             def compiled(plain: Any, *args: Any) -> Any:  # (the interpreter raised)
                 self.interpret = False
-                advance, handle = self.entry(name, handles)
-                return advance(handle, *args)
+                return self.entry(name)(*args)
 
-            return (interpreted.guarded(interpreted.python_function(fn), compiled),
-                    handles.plain())
+            return interpreted.guarded(interpreted.python_function(fn), compiled)
         background.join(self, name)
         if not on_disk(fn):  # (no child compiles it: compiled here, one process at a time)
             fn = background.compiled_here(self, name, fn)
-        return fn, handles.compiled()
+        return fn
 
     def build(self) -> None:
-        """The arrays the step writes and the handle it reads (compiled the first time)."""
+        """The arrays the step writes, which advance_rk4 takes as they are."""
         model = self.model
         self.room = self.module.make_room(self.data, model.nb_bodies, len(model.initial.z))
-        self.handle = Handles(self.data, (), self.room)
 
     def out_arrays(self) -> tuple[Array, ...]:
         """Room for a report: links (nl, 25), forces (nf, 6), accelerations (nb, 6),
@@ -208,9 +212,8 @@ class CompiledStep:
         y = s.pack()
         arrays = self.out_arrays() if report == K.REPORT_END else self._no_out
         kept = sample_room(self.model, kept_count(k0, k1, every))
-        advance, handle = self.entry("advance_rk4", self.handle)
-        status, k, a, b, row = advance(
-            handle, y, s.angle_ref, float(s.t), float(t0), int(k0), int(k1), float(dt), nb,
+        status, k, a, b, row = self.entry("advance_rk4")(
+            self.room, y, s.angle_ref, float(s.t), float(t0), int(k0), int(k1), float(dt), nb,
             report, *arrays, int(every), kept)
         s.set(s.unpacked(y, float(t0 + k * dt) if k > k0 else s.t))
         if report == K.REPORT_END and status == K.OK:

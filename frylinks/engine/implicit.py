@@ -72,7 +72,6 @@ from frylinks.engine.evaluate import (
     project,
     state_derivatives,
 )
-from frylinks.engine.handle import Handles
 from frylinks.engine.integrators import check_finite, fixed_steps_only, itself, nb_steps, restored
 from frylinks.engine.kernels import REPORT_END, REPORT_NONE
 from frylinks.engine.model import Model, State, body_states
@@ -686,7 +685,8 @@ class CompiledStepper:
                      np.zeros((nb, 6)), np.zeros(nz))
         self._h_prev = np.zeros(1)
         self._no_out = step.out_arrays()
-        self.handle = Handles(step.data, (
+        #: What advance_ga takes besides the state: (its run's arrays, the room)
+        self.arrays = ((
             self._mem, self._h_prev, self._c, self.Dtan, self.dV, self._anchor,
             self.counters, self._colour, self._prow, self._pcol, self._mflat, self._mstart,
             self._build_cost, step_room(nb, nr, nz, cp.nb_colours,
@@ -733,9 +733,8 @@ class CompiledStepper:
         x, q, v, w, z = (np.array(a, dtype=float) for a in (s.x, s.q, s.v, s.w, s.z))
         kept = sample_room(self.model, kept_count(k0, k1, every))
         # (an advance without a report writes no outputs: it shares one unused set)
-        advance, handle = self.step_fn.entry("advance_ga", self.handle)
-        status, k, a, b, c = advance(
-            handle, x, q, v, w, z, s.angle_ref, float(s.t), float(t0), int(k0),
+        status, k, a, b, c = self.step_fn.entry("advance_ga")(
+            self.arrays, x, q, v, w, z, s.angle_ref, float(s.t), float(t0), int(k0),
             int(k1), float(dt), report, *(out or self._no_out), False, int(every),
             kept)
         if k > k0:
@@ -777,9 +776,9 @@ class CompiledStepper:
         lam = np.ascontiguousarray(anchor.get("lam", none), dtype=float).reshape(-1)
         np.copyto(self._mem[0], udot)
         np.copyto(self._mem[2], lam)
-        advance, handle = self.step_fn.entry("advance_ga", self.handle)
-        advance(handle, x, q, v, w, z, angle_ref, t, t, 0, 0, h, REPORT_NONE,
-                *self.step_fn.out_arrays(), True, NEVER, sample_room(self.model, 0))
+        self.step_fn.entry("advance_ga")(
+            self.arrays, x, q, v, w, z, angle_ref, t, t, 0, 0, h, REPORT_NONE,
+            *self.step_fn.out_arrays(), True, NEVER, sample_room(self.model, 0))
 
 
 def _take(model: Model, s: State, samples: int, step: int, t0: float, mem: Memory,

@@ -275,9 +275,9 @@ def _names(room: str) -> list[str]:
 
 def _unpack(room: str, source: str, unused: frozenset[str] | set[str] = frozenset()) -> str:
     """``(C0, a, b, ...) = source``: the names the room's text defines (:func:`_names`),
-    out of ``source`` (the handle's room, or rk4_steps's argument) whose items they are;
-    those ``unused`` by the entry as targets of their own (``unused_rel0``: one ``_``
-    for items of several types would not type)."""
+    out of ``source`` (the room: advance_rk4's argument, advance_ga's ``B[1]``) whose
+    items they are; those ``unused`` by the entry as targets of their own
+    (``unused_rel0``: one ``_`` for items of several types would not type)."""
     return ("(" + ", ".join(f"unused_{n}" if n in unused else n for n in _names(room))
             + ",) = " + source)
 
@@ -323,7 +323,7 @@ def generate(model: Model) -> tuple[str, set[str]]:
         accept_rk4=_indent(accept, 12),
         accept_ga=_indent("t, x, q, v, w, z = t1, x0, q0, v0, w0, z0\n" + accept, 8)
         if accept else "",
-        room=_indent(room, 4), unpack=_indent(_unpack(room, "B.room", ga_makes), 4),
+        room=_indent(room, 4), unpack=_indent(_unpack(room, "B[1]", ga_makes), 4),
         unpack_rk4=_indent(_unpack(room, "room"), 4),
         diverged=repr(DIVERGED), max_distance=repr(MAX_DISTANCE), max_speed=repr(MAX_SPEED),
         fd_step=repr(newton.FD_STEP), max_iterations=newton.MAX_ITERATIONS,

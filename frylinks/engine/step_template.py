@@ -76,8 +76,8 @@ def make_room(D, nb, nz):
     return ROOM
 
 
-@kernel(allocates=True)
-def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, out_forces,
+@kernel
+def advance_rk4(room, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, out_forces,
                 out_udot, out_lam, out_zdot, out_extra, every, kept):
     """rk4 steps k0 + 1 .. k1 from ``y`` at ``t`` (step k ends at t0 + k dt), each
     projected on the constraints as frylinks.engine.evaluate.project does; ``y`` ends as
@@ -85,19 +85,11 @@ def advance_rk4(B, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, 
     ``every`` is kept in the next row of ``kept`` (K.keep_sample). want_report: none
     (K.REPORT_NONE), the accelerations, multipliers, state rates and outputs at the end
     (K.REPORT_END; k0 == k1: at ``y``) or at each kept state, kept with it
-    (K.REPORT_SAMPLES). Returns (status, steps
-    accepted, value, value, row). B: the model's handle (frylinks.engine.handle).
-    The steps are rk4_steps's, which counts no references (frylinks.jit): this entry
-    only takes the room out of the handle, which needs them."""
-    return rk4_steps(B.room, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links,
-                     out_forces, out_udot, out_lam, out_zdot, out_extra, every, kept)
-
-
-@kernel
-def rk4_steps(room, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_links, out_forces,
-              out_udot, out_lam, out_zdot, out_extra, every, kept):
-    """advance_rk4's steps; ``room``: everything the model's blocks write, the relative
-    kinematics and frames included (make_room)."""
+    (K.REPORT_SAMPLES). Returns (status, steps accepted, value, value, row).
+    ``room``: everything the model's blocks write, the relative kinematics and frames
+    included (make_room), taken from Python at each call (a handle would cost a compile
+    of its own for each kind of model: frylinks.engine.handle). It counts no references
+    (frylinks.jit)."""
 {unpack_rk4}
     nr = C0[6]
     scale = C0[7]
@@ -242,11 +234,12 @@ def advance_ga(B, x0, q0, v0, w0, z0, angle_ref, t, t0, k0, k1, dt, want_report,
     With build_only, only the kept tangent is built, at (t, x0, ...) with the
     accelerations mem[0] and multipliers mem[2], for a step of length dt (where a
     checkpointed run had it). Returns (status, steps accepted, value, value, value).
-    B: the run's handle (frylinks.engine.handle), whose run arrays are (mem, h_prev,
-    coeff, Dtan, dV, anchor, counters, colour, prow, pcol, mflat, mstart, build_cost,
-    work: frylinks.engine.newton.step_room)."""
+    B: ``(run, room)``, taken from Python at each call as rk4's room is: the run's
+    arrays (mem, h_prev, coeff, Dtan, dV, anchor, counters, colour, prow, pcol, mflat,
+    mstart, build_cost, work: frylinks.engine.newton.step_room) and what the model's
+    blocks write (make_room)."""
     mem, h_prev, coeff, Dtan, dV, anchor, counters, colour, prow, pcol, mflat, mstart, \
-        build_cost, work = B.run
+        build_cost, work = B[0]
     am, af, gamma, beta = coeff[0], coeff[1], coeff[2], coeff[3]
     nb = len(x0)
     nz = len(z0)
