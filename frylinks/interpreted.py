@@ -56,12 +56,14 @@ FORCED_ENV = "FRYLINKS_INTERPRET"
 
 
 class _ThreadState(threading.local):
-    """Per thread: how deep in interpreted kernels it is (0: called from Python), and
+    """Per thread: how deep in interpreted kernels it is (0: called from Python),
     whether it is inside :func:`compiled` (the forced tier runs in any thread: a dask
-    worker's tasks run in one of its own)."""
+    worker's tasks run in one of its own), and whether it works for the main thread's
+    run (:func:`of_the_run`)."""
 
     depth = 0
     compile_here = False
+    run = False
 
 
 _THREAD = _ThreadState()
@@ -90,7 +92,8 @@ class _Tiered:
 
     def __call__(self, *args: Any, **kws: Any) -> Any:
         if _THREAD.compile_here or kws or not (
-                forced() or (_ACTIVE[0] and threading.get_ident() == _MAIN)):
+                forced() or (_ACTIVE[0] and (_THREAD.run
+                                             or threading.get_ident() == _MAIN))):
             return self.compile_for_args(*args, **kws)
         if _THREAD.depth and self.runner is not None and time.monotonic() < self.look_after:
             return self.runner  # (the common case, made short: a kernel's every call)
@@ -165,7 +168,7 @@ ARITHMETIC = (ArithmeticError, ValueError)
 
 
 def _arrays(values: Any, found: dict[int, Any]) -> dict[int, Any]:
-    """The writeable numpy arrays in ``values`` (nested tuples, lists, a handle)."""
+    """The writeable numpy arrays in ``values`` (nested tuples, lists)."""
     import numpy as np
 
     if isinstance(values, np.ndarray):
@@ -174,8 +177,6 @@ def _arrays(values: Any, found: dict[int, Any]) -> dict[int, Any]:
     elif isinstance(values, tuple | list):
         for v in values:
             _arrays(v, found)
-    elif isinstance(values, pytypes.SimpleNamespace):
-        _arrays(tuple(vars(values).values()), found)
     return found
 
 
@@ -313,8 +314,7 @@ def interpreting(on: bool) -> None:
 def compiled(dispatcher: Any) -> Callable[..., Any]:
     """``dispatcher`` called as compiled code whatever the tier: compiled here (or loaded
     from the cache) for arguments it holds no machine code for. For an entry no child
-    compiles (the reports of an adaptive run), which must not run interpreted with a
-    compiled step's handle."""
+    compiles (the reports of an adaptive run)."""
 
     def call(*args: Any) -> Any:
         before = _THREAD.compile_here
@@ -325,6 +325,13 @@ def compiled(dispatcher: Any) -> Callable[..., Any]:
             _THREAD.compile_here = before
 
     return call
+
+
+def of_the_run() -> None:
+    """The calling thread works for the run of the main thread (its results' recorder,
+    :mod:`frylinks.io.recorder`): while a child compiles, the kernels it calls run on
+    the interpreted tier too, instead of compiling here beside the child."""
+    _THREAD.run = True
 
 
 def active() -> bool:

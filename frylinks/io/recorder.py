@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from frylinks import interpreted
 from frylinks.engine.checkpoint import Checkpoint
 from frylinks.engine.sampling import Batch
 from frylinks.io.results import Sampler
@@ -133,6 +134,7 @@ class Recorder:
             raise error
 
     def _work(self) -> None:
+        interpreted.of_the_run()  # (a new kind of model: on the run's tier)
         while True:
             item = self._queue.get()
             if item is _END:
