@@ -88,8 +88,8 @@ def advance_rk4(room, y, angle_ref, t, t0, k0, k1, dt, nb, want_report, out_link
     (K.REPORT_SAMPLES). Returns (status, steps accepted, value, value, row).
     ``room``: everything the model's blocks write, the relative kinematics and frames
     included (make_room), taken from Python at each call (a handle would cost a compile
-    of its own for each kind of model: frylinks.engine.handle). It counts no references
-    (frylinks.jit)."""
+    of its own for each kind of model: frylinks.engine.compose.CompiledStep.entry). It
+    counts no references (frylinks.jit)."""
 {unpack_rk4}
     nr = C0[6]
     scale = C0[7]
