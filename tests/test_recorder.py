@@ -116,3 +116,20 @@ def test_a_run_with_an_observer_records_in_its_own_thread(tmp_path: Path) -> Non
     ds = system.run(t_end=2.0, dt=0.01, every=3, output=out)
     assert len(seen) == ds.sizes["time"] == 67
     assert not any(seen)
+
+
+def test_outputs_made_in_python_keep_the_records_in_the_runs_thread() -> None:
+    """MoorDyn's lines make their outputs in Python from the library's state, which the
+    step moves on: their run records in its own thread; the point absorber's outputs
+    all come in the compiled step's report, so its run records beside the step."""
+    pytest.importorskip("moordyn")
+    from frylinks import load_case
+    from frylinks.engine import assemble
+    from frylinks.io.results import Sampler
+
+    cases = Path(__file__).parent.parent / "cases"
+    moored = Sampler(assemble(load_case(cases / "moored_buoy_dynamic.yaml")))
+    assert [moored.model.force_blocks[j].kind.name for j in moored.in_python] == ["moordyn"]
+    assert not moored.batch_only
+    absorber = Sampler(assemble(load_case(cases / "point_absorber.yaml")))
+    assert absorber.in_python == frozenset() and absorber.batch_only

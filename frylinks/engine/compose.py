@@ -38,7 +38,7 @@ from frylinks import interpreted
 from frylinks.engine import background
 from frylinks.engine import kernels as K
 from frylinks.engine.model import Model, State
-from frylinks.engine.sampling import NEVER, extra_size, reported_outputs, sample_room
+from frylinks.engine.sampling import NEVER, extra_size, python_outputs, sample_room
 from frylinks.engine.step_data import model_data
 from frylinks.engine.step_source import generate, not_compiled
 from frylinks.errors import SimulationError
@@ -143,10 +143,8 @@ class CompiledStep:
         #: A force type's outputs are made in Python (it has no ``outputs`` kernel)
         #: from memory the step updates: a sample's outputs need the memory of its
         #: step, so a call covers one sample (:mod:`.sampling`).
-        reported = {r.block for r in reported_outputs(model)}
-        self.outputs_read_memory = any(blk.kind.outputs and blk.kind.memory
-                                       and j not in reported
-                                       for j, blk in enumerate(model.force_blocks))
+        self.outputs_read_memory = any(model.force_blocks[j].kind.memory
+                                       for j in python_outputs(model))
         #: Some type keeps memory from one evaluation to the next (checkpoints save it).
         self.has_memory = (any(blk.kind.memory for blk in model.force_blocks)
                            or any(getattr(blk.kind, "memory", ()) for blk in model.link_blocks))

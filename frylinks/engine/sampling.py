@@ -78,6 +78,15 @@ def reported_outputs(model: Model) -> tuple[ReportedOutputs, ...]:
     return done  # type: ignore[no-any-return]
 
 
+def python_outputs(model: Model) -> frozenset[int]:
+    """The force blocks whose type declares outputs the compiled step does not report
+    (no ``outputs`` kernel): they are made in Python, from the model as it is at the
+    sample (:class:`frylinks.io.results.Sampler`)."""
+    reported = {r.block for r in reported_outputs(model)}
+    return frozenset(j for j, blk in enumerate(model.force_blocks)
+                     if blk.kind.outputs and j not in reported)
+
+
 def extra_size(model: Model) -> int:
     """Length of a report's ``out_extra``: every reported block's outputs, flat."""
     return sum(r.nb * r.width for r in reported_outputs(model))
@@ -246,4 +255,5 @@ def compiled_samples(step: CompiledStep, s: State, k0: int, n: int, every: int, 
             yield s
 
 
-__all__ = ["CALL_SECONDS", "NEVER", "Batch", "compiled_samples", "sample_room"]
+__all__ = ["CALL_SECONDS", "NEVER", "Batch", "compiled_samples", "python_outputs",
+           "sample_room"]

@@ -23,7 +23,7 @@ from frylinks.engine import Model, State, body_states, evaluate, force_outputs, 
 from frylinks.engine.compose import compiled_step
 from frylinks.engine.evaluate import add_added_mass_wrenches
 from frylinks.engine.ptos import ABSORBED, ELECTRICAL, pto_powers, ptos
-from frylinks.engine.sampling import Batch, reported_outputs
+from frylinks.engine.sampling import Batch, python_outputs, reported_outputs
 from frylinks.errors import ModelError
 from frylinks.forces import ForceContext, output_columns
 from frylinks.io.info import ELEMENT_SUFFIX, UNITS_SUFFIX
@@ -196,13 +196,13 @@ class Sampler:
         self.model = model
         self.settings = _reporting_settings(model)
         self.ptos = ptos(model)
-        reported = {r.block for r in reported_outputs(model)}
+        #: The force blocks whose outputs are made in Python (at each sample).
+        self.in_python = python_outputs(model)
         #: Whether :meth:`batch` of a batch with the compiled step's report reads that
         #: batch alone (and the settings' outputs, functions of time): no force type
         #: makes its outputs in Python, from the model as it is now. The run then makes
         #: the variables beside its step (:mod:`frylinks.io.recorder`).
-        self.batch_only = not any(blk.kind.outputs and j not in reported
-                                  for j, blk in enumerate(model.force_blocks))
+        self.batch_only = not self.in_python
 
     def sample(self, s: State) -> dict[str, np.ndarray]:
         """Values at state ``s``, keyed by variable name, without the time dimension."""
@@ -254,12 +254,11 @@ class Sampler:
             for name, (cols, shape) in output_columns(model.force_blocks[r.block].kind.outputs
                                                       ).items():
                 out[name] = values[:, :, cols].reshape(len(batch), r.nb, *shape)
-        reported = {r.block for r in reported_outputs(model)}
         for j, blk in enumerate(model.force_blocks):
             if blk.added is not None or blk.coupled is not None:
                 add_added_mass_wrenches(blk, udot, levers(blk.attachments[0], q),
                                         out["force_force"], out["force_torque"])
-            if blk.kind.outputs and j not in reported:  # outputs in plain numpy
+            if j in self.in_python:  # outputs in plain numpy
                 rows = []
                 for s in batch.states():
                     b = body_states(model, s)
