@@ -158,13 +158,9 @@ class CompiledStep:
         it, if any, has put it in the cache (:mod:`.background`).
 
         The entries take the room (the arrays the model's blocks write: ``make_room``)
-        as a plain tuple, converted from Python at each call (about 20 us for the point
-        absorber's 187 arrays; a call covers many steps, :data:`.sampling.CALL_SECONDS`).
-        Until November 2026 it crossed as a numba structref made once per model (6 us a
-        call), whose type is the model's: making one compiled two more functions for
-        each kind of model, with the unboxing of every array (7 to 15 s for the point
-        absorber, a third of a new kind of model's compile), and the entry reading it
-        compiled the step again around it."""
+        as a plain tuple, converted at each call (about 20 us for the point absorber; a
+        call covers many steps): a structure made once per model would be a type of the
+        model's, compiled anew for each kind (docs/compiled.md)."""
         fn = getattr(self.module, name)
         if background.compiling(self, name):
             def compiled(plain: Any, *args: Any) -> Any:  # (the interpreter raised)

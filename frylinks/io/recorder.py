@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -49,6 +49,13 @@ HELD_BYTES = 1 << 26
 BESIDE = True
 
 _END = object()
+
+
+class _Queued(NamedTuple):
+    """A batch whose variables the thread makes, and the bytes it holds meanwhile."""
+
+    batch: Batch
+    size: int
 
 
 class Recorder:
@@ -102,11 +109,11 @@ class Recorder:
             with self._room:
                 self._room.wait_for(lambda: self._held < HELD_BYTES or self._error is not None)
                 self._held += size
-            self._queue.put((batch.times, batch, None, size))
+            self._queue.put(_Queued(batch, size))
             return
         # made here, copied: the state, or the step's report, moves on after this
         records = {name: np.array(v) for name, v in self.sampler.batch(batch).items()}
-        self._hand((np.array(batch.times), None, records, 0))
+        self._hand((np.array(batch.times), records))
 
     def checkpoint(self, ckpt: Checkpoint) -> None:
         """Keep the integrator's checkpoint ``ckpt`` for the writer, in order with the
@@ -145,19 +152,23 @@ class Recorder:
                     self._record(item)
             except BaseException as exc:  # (raised in the run's thread: add, finish)
                 self._error = exc
-            if isinstance(item, tuple) and item[3]:
+            if isinstance(item, _Queued):
                 with self._room:
-                    self._held -= item[3]
+                    self._held -= item.size
                     self._room.notify()
 
-    def _record(self, item: Any) -> None:
+    def _record(self, item: Checkpoint | _Queued | tuple[np.ndarray, dict[str, np.ndarray]]
+                ) -> None:
+        """Write a checkpoint, or keep and write a batch's records (made here for a
+        :class:`_Queued` batch, else given with their times)."""
         if isinstance(item, Checkpoint):
             if self.writer is not None:
                 self.writer.checkpoint(item)
             return
-        times, batch, records, _ = item
-        if records is None:
-            records = self.sampler.batch(batch)
+        if isinstance(item, _Queued):
+            times, records = item.batch.times, self.sampler.batch(item.batch)
+        else:
+            times, records = item
         if self.keep:
             self.times.append(times)
             self.values.append(records)
