@@ -157,14 +157,23 @@ def solve_room(core: tuple[Any, ...], nb: int) -> SolveRoom:
     rows, cols = core[9], core[10]
     keep = cols >= 0
     pattern = row_pattern(np.stack([rows[keep], cols[keep] // 6], axis=1), nr, nb)
+    return _room(nb, nr, coupled, pattern)
+
+
+def _room(nb: int, nr: int, coupled: Array, pattern: tuple[Array, Array, Array, Array],
+          blocks: Array | None = None, W: Array | None = None,
+          G: Array | None = None) -> SolveRoom:
+    """A :class:`SolveRoom` of zeros, nothing kept (``R`` nan), but for the ``blocks``,
+    ``W`` and ``G`` given."""
     n = 6 * len(coupled)
+    z = np.zeros
     return SolveRoom(
-        np.zeros((nb, 6, 6)), coupled, np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n)),
-        np.zeros((n, n)), np.zeros((nr, 6 * nb)), np.zeros((nr, 6 * nb)), np.zeros((nr, nr)),
-        np.zeros((nr, nr)), np.zeros((nr, n)), np.zeros(nr), np.zeros(nr), np.zeros(nr),
-        np.zeros((4, nr)), np.zeros(n), np.zeros((nb, 6)), np.zeros((nb, 6)),
-        np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), *pattern,
-        np.full((nb, 3, 3), np.nan), np.zeros(1, dtype=np.int64))
+        z((nb, 6, 6)) if blocks is None else blocks, coupled,
+        z((n, n)) if W is None else W, z((n, n)), z((n, n)), z((n, n)),
+        z((nr, 6 * nb)) if G is None else G, z((nr, 6 * nb)), z((nr, nr)), z((nr, nr)),
+        z((nr, n)), z(nr), z(nr), z(nr), z((4, nr)), z(n), z((nb, 6)), z((nb, 6)),
+        z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)), *pattern, np.full((nb, 3, 3), np.nan),
+        np.zeros(1, dtype=np.int64))
 
 
 @kernel
@@ -457,16 +466,10 @@ def room_of(G: Array, Minv: MassInverse,
     sparsity ``pattern`` (:func:`row_pattern`) given, else from ``G``'s nonzero blocks."""
     G = np.ascontiguousarray(G, dtype=float)
     nr, nb = G.shape[0], Minv.blocks.shape[0]
-    n = 6 * len(Minv.coupled)
-    z = np.zeros
     if pattern is None:
         used = np.argwhere(np.abs(G.reshape(nr, nb, 6)).sum(axis=2) != 0.0)
         pattern = row_pattern(used, nr, nb)
-    return SolveRoom(Minv.blocks, Minv.coupled, Minv.W, z((n, n)), z((n, n)), z((n, n)),
-                     G, z((nr, 6 * nb)), z((nr, nr)),
-                     z((nr, nr)), z((nr, n)), z(nr), z(nr), z(nr), z((4, nr)), z(n),
-                     z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)), z((nb, 6)),
-                     *pattern, np.full((nb, 3, 3), np.nan), np.zeros(1, dtype=np.int64))
+    return _room(nb, nr, Minv.coupled, pattern, Minv.blocks, Minv.W, G)
 
 
 @kernel
