@@ -138,6 +138,39 @@ def test_an_allocating_kernel_allocates_and_serves_a_kernel(kernels: ModuleType)
     assert out[0] == 10.0
 
 
+def test_a_kernel_is_written_into_its_callers() -> None:
+    """A kernel's function is marked ``alwaysinline`` where its callers link it, and a
+    compiled caller keeps no call of it, even of one LLVM alone would keep a call (the
+    mass inverse: checked with the mark off): the arrays are not copied into a call."""
+    from numba import njit
+
+    from frylinks.engine import assemble
+    from frylinks.engine import kernels as K
+    from frylinks.engine.step_data import model_data
+    from frylinks.io.case import load_case
+    from frylinks.kinematics import body_states_kernel
+
+    case = Path(__file__).resolve().parents[1] / "cases" / "point_absorber.yaml"
+    model = assemble(load_case(case)[0])
+    core, s = model_data(model)[0], model.initial
+    bs = body_states_kernel(s.x, s.q, s.v, s.w)
+    room, fresh = K.solve_room(core, 1), K.mass_inverse(core, bs, 1)
+
+    @njit
+    def caller(core, bs, room):  # type: ignore[no-untyped-def]
+        K.forget(room)
+        K.mass_inverse_into(core, bs, 1, room)
+
+    caller(core, bs, room)
+    np.testing.assert_array_equal(room.blocks, fresh.blocks)
+    for cres in K.mass_inverse_into.overloads.values():  # (each signature compiled)
+        linked = cres.library._get_module_for_linking()
+        attributes = linked.get_function(cres.fndesc.mangled_name).attributes
+        assert any(b"alwaysinline" in a for a in attributes)
+    ir = caller.inspect_llvm(caller.signatures[0])
+    assert not re.search(r"call [^\n]*@_ZN\w*17mass_inverse_into", ir)
+
+
 def test_the_stack_room_has_its_shape() -> None:
     """scratch and scratch2 are arrays of the shape asked (C order), in a kernel with
     counts or without."""

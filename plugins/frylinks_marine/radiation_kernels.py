@@ -116,20 +116,20 @@ class RadiationMemory(ForceType):
 
     def kernel_data(self) -> tuple[Any, ...]:
         """The step's data: the state space as rows of equal length (:func:`_rows`),
-        ``z' = A z + B xi'`` over the inputs ``(z, xi', 0)`` and ``C z`` by state over
-        the memory's DOFs (and one spare), room for the inputs, the density ratio per
-        DOF, then the convolution's (indices 6 to 15)."""
+        ``z' = A z + B xi'`` over the inputs ``(z, xi', 0)``, room for the inputs, the
+        density ratio per DOF, ``C`` by rows (:func:`_csr`: the starts and values at 4
+        and 5, the columns at 16), then the convolution's (indices 6 to 15)."""
         if not hasattr(self, "conv_rows"):
             self.set_convolution(np.zeros(0), np.zeros(0), [], 1.0)
         nz, n6 = np.shape(self.A)[0], 6 * self.nb_forces
         rate_idx, rate_val = _rows(np.hstack([np.reshape(self.A, (nz, nz)),
                                               np.reshape(self.B, (nz, n6))]), nz + n6)
-        out_idx, out_val = _rows(np.reshape(self.C, (n6, nz)).T, n6)
+        out_start, out_col, out_val = _csr(np.reshape(self.C, (n6, nz)))
         ratio = np.repeat(np.asarray(self._ratio, dtype=np.float64), 6)
-        return (rate_idx, rate_val, np.zeros(nz + n6 + 1), ratio, out_idx, out_val,
+        return (rate_idx, rate_val, np.zeros(nz + n6 + 1), ratio, out_start, out_val,
                 self.conv_rows, self.conv_cols, self.conv_phase_start, self.conv_phase,
                 self.conv_clock, self.conv_history, self.conv_velocity, self.conv_cache,
-                self.conv_delta, self.conv_work)
+                self.conv_delta, self.conv_work, out_col)
 
 
 def _rows(m: Array, spare: int) -> tuple[Array, Array]:
@@ -149,6 +149,18 @@ def _rows(m: Array, spare: int) -> tuple[Array, Array]:
         idx[:cols.size, r] = cols
         val[:cols.size, r] = m[r, cols]
     return idx, val
+
+
+def _csr(m: Array) -> tuple[Array, Array, Array]:
+    """The nonzero entries of ``m`` by rows (compressed sparse rows): each row's start
+    ``(rows + 1,)``, then the entries' columns and values, in column order. ``C z``
+    is summed so, row by row in a register: as entries by state (each adding into its
+    row of ``y``), the sixteen states of a DOF would wait each on the last's store, and
+    the point absorber's memory took three times as long."""
+    m = np.atleast_2d(np.asarray(m, dtype=np.float64))
+    rows, cols = np.nonzero(m)  # (row major: each row's columns ascending)
+    start = np.searchsorted(rows, np.arange(m.shape[0] + 1)).astype(np.int64)
+    return start, cols.astype(np.int64), m[rows, cols]
 
 
 @helper
@@ -332,13 +344,14 @@ def radiation_accept(data: tuple[Any, ...], frames: tuple[NodeFrames, ...], t: f
 
 @helper
 def state_memory(data: tuple[Any, ...], states: Array, y: Array) -> None:
-    """The states' part of the memory, ``C z``, added into ``y (6 n + 1,)`` (its last
-    entry the spare the rows' fill writes to)."""
-    out_idx, out_val = data[4], data[5]
-    for r in range(out_idx.shape[1]):
-        z = states[r]
-        for k in range(out_idx.shape[0]):
-            y[out_idx[k, r]] += out_val[k, r] * z
+    """The states' part of the memory, ``C z``, added into ``y (6 n + 1,)`` (each
+    row's states in their order, as a sum by state would add them)."""
+    start, val, col = data[4], data[5], data[16]
+    for r in range(start.shape[0] - 1):
+        s = y[r]
+        for p in range(start[r], start[r + 1]):
+            s += val[p] * states[col[p]]
+        y[r] = s
 
 
 @kernel
