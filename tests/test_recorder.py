@@ -61,8 +61,8 @@ def _run(tmp_path: Path, name: str) -> tuple[xr.Dataset, xr.Dataset, bool]:
 def test_records_made_beside_the_step_equal_those_made_in_its_thread(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same Dataset and file (the checkpoint included), bit for bit, with the
-    records made in the recorder's thread, its queue bounded to one batch or not, and
-    in the run's own thread."""
+    records made in the recorder's thread, its queue bounded to one batch or not, its
+    file written at every batch, and in the run's own thread."""
     monkeypatch.setattr(recorder, "BESIDE", False)
     inline_ds, inline_file, seen = _run(tmp_path, "inline")
     assert not seen
@@ -72,10 +72,13 @@ def test_records_made_beside_the_step_equal_those_made_in_its_thread(
     monkeypatch.setattr(recorder, "HELD_BYTES", 1)  # the step waits for every batch
     bounded_ds, bounded_file, seen = _run(tmp_path, "bounded")
     assert seen
+    monkeypatch.setattr(recorder, "BESIDE_PACE", (0.0, 0.0))  # a write at each batch
+    often_ds, often_file, seen = _run(tmp_path, "often")
+    assert seen
     assert inline_ds.sizes["time"] == 67
-    for ds in (beside_ds, bounded_ds):
+    for ds in (beside_ds, bounded_ds, often_ds):
         xr.testing.assert_identical(ds, inline_ds)
-    for back in (beside_file, bounded_file):
+    for back in (beside_file, bounded_file, often_file):
         xr.testing.assert_identical(back, inline_file)
 
 
@@ -85,6 +88,7 @@ def test_an_error_writing_the_file_beside_the_step_stops_the_run(
     (from the recorder's thread): the writer's error ends the run, and the thread."""
     monkeypatch.setattr(netcdf, "FLUSH_SECONDS", 0.0)
     monkeypatch.setattr(netcdf, "FLUSH_COST_RATIO", 0.0)
+    monkeypatch.setattr(recorder, "BESIDE_PACE", (0.0, 0.0))
     out = tmp_path / "r.nc"
 
     def remove() -> None:

@@ -108,6 +108,10 @@ class StreamWriter:
         create(self.path, define)
         self._last_flush = time.monotonic()
         self._cost = 0.0  # wall time of the last write [s]
+        #: Least seconds between two writes, and least multiple of the last write's
+        #: duration; None: :data:`FLUSH_SECONDS`, :data:`FLUSH_COST_RATIO` (a writer in
+        #: a thread beside the step writes more often: :mod:`frylinks.io.recorder`).
+        self.pace: tuple[float, float] | None = None
 
     def append(self, t: float, sample: Mapping[str, np.ndarray]) -> None:
         """Add the record of time ``t``.
@@ -139,9 +143,9 @@ class StreamWriter:
         self._buffer.append(batch)
         self._nb_buffered += m
         self._bytes += sum(v.nbytes for v in batch.values())
+        seconds, ratio = self.pace or (FLUSH_SECONDS, FLUSH_COST_RATIO)
         if (self._bytes >= FLUSH_BYTES
-                or time.monotonic() - self._last_flush
-                >= max(FLUSH_SECONDS, FLUSH_COST_RATIO * self._cost)):
+                or time.monotonic() - self._last_flush >= max(seconds, ratio * self._cost)):
             self.flush()
 
     def checkpoint(self, ckpt: Checkpoint) -> None:
