@@ -6,16 +6,15 @@ from ``/tmp/perf-<pid>.map``; this script runs a case and, at its end, writes th
 for every function of every compiled library of the process (the kernels the step calls,
 and the step itself with the helpers written into it)::
 
-    export FRYLINKS_CACHE_DIR=$(mktemp -d) FRYLINKS_COMPILE_CHILD=0
     perf record -F 10000 -o perf.data \\
         python benchmarks/perf_map.py cases/point_absorber.yaml 3600
     perf report -i perf.data --no-children --sort dso,sym
 
-An empty cache folder is needed: code loaded from the cache carries no list of its
-functions, so only what this process compiles is named (a minute or two for a new kind
-of model). The run timed is the second one, after a short first run that compiles.
-numba's own objects are read here (``library._final_module``): a developer's tool, not
-part of frylinks.
+The code of the cache is named too: numba's execution engine knows every symbol it
+loaded (an exported function; one written into its callers is counted in theirs). The
+run timed is the second one, after a short first run that compiles or loads. numba's
+own objects are read here (``library._final_module``, the engine's symbols): a
+developer's tool, not part of frylinks.
 """
 
 from __future__ import annotations
@@ -31,10 +30,18 @@ from pathlib import Path
 
 def compiled_functions() -> list[tuple[int, str]]:
     """The address and LLVM name of every function defined in a library numba compiled
-    in this process (code loaded from a cache is not listed)."""
-    from numba.core.registry import CPUDispatcher
+    in this process, and of every symbol its execution engine loaded (the cache's)."""
+    from numba.core.registry import CPUDispatcher, cpu_target
 
+    engine = cpu_target.target_context.codegen()._engine
     found = set()
+    for name in list(engine._defined_symbols):
+        try:
+            address = engine._ee.get_function_address(name)
+        except Exception:  # (a global, not a function)
+            continue
+        if address:
+            found.add((address, name))
     for obj in gc.get_objects():
         if not isinstance(obj, CPUDispatcher):
             continue
