@@ -1,5 +1,6 @@
 """The step's kept mass inverse and constraint factor (frylinks.engine.kernels): made again
-exactly when what made them changes, or after ``forget``, and otherwise kept."""
+exactly when what made them changes, or after ``forget``, and otherwise kept (the factor
+also when the inverse, made again at a new rotation, came out the same)."""
 
 from __future__ import annotations
 
@@ -64,6 +65,18 @@ def test_the_inverse_and_the_factor_are_kept_only_while_their_inputs_are() -> No
     assert K.factor_into(other)
     np.testing.assert_array_equal(room.L, other.L)
     assert not np.array_equal(room.L, made)
+    # a turn of 1e-20 rad about z (the sphere's inertia the same about x and y) makes the
+    # block again, to the same bits: the factor is kept
+    assert K.factor_into(room) and room.factored[0] == 1
+    room.L[0, 0] = 123.0
+    q = s.q.copy()
+    q[0] = [1.0, 0.0, 0.0, 5e-21]
+    turned = body_states_kernel(s.x, q, s.v, s.w)
+    assert not np.array_equal(turned.R, states(0.0).R)
+    K.mass_inverse_into(core, turned, nb, room)
+    np.testing.assert_array_equal(room.R, turned.R[:nb])  # (made again)
+    np.testing.assert_array_equal(room.blocks, fresh(states(0.0)))
+    assert room.factored[0] == 1 and K.factor_into(room) and room.L[0, 0] == 123.0
     # a turn of the body changes M^-1: the factor is made again
     K.mass_inverse_into(core, states(0.3), nb, room)
     assert room.factored[0] == 0

@@ -184,25 +184,25 @@ def mass_inverse_into(core: tuple[Any, ...], b: BodyStates, nb: int, S: SolveRoo
     A body's block depends on its rotation alone (its mass, inertia and added mass are
     constants), so a block made at a rotation equal to the current one, entry by entry,
     is kept (``S.R``, nan where none is: :func:`forget`): a body that does not turn has
-    its inverse made once a call of the step, not at every evaluation. Any block made
-    again marks the factor of ``A`` out of date."""
+    its inverse made once a call of the step, not at every evaluation. A block made
+    again that differs from the one before marks the factor of ``A`` out of date."""
     mass, inertia, inertia_inv, added, has_added = core[0], core[1], core[2], core[4], core[5]
     Minv, kept = S.blocks, S.R
     block = scratch2(3, 3)
     M = scratch2(6, 6)
     a = scratch2(6, 6)
+    new = scratch2(6, 6)
     changed = False
     for i in range(nb):
         R = b.R[i]
         if same_rotation(R, kept[i]):
             continue
-        changed = True
         for k in range(3):
             for m in range(3):
                 kept[i, k, m] = R[k, m]
         for k in range(6):
             for m in range(6):
-                Minv[i, k, m] = 0.0
+                new[k, m] = 0.0
         if has_added:
             for k in range(6):
                 for m in range(6):
@@ -213,14 +213,21 @@ def mass_inverse_into(core: tuple[Any, ...], b: BodyStates, nb: int, S: SolveRoo
             for k in range(3):
                 for m in range(3):
                     M[3 + k, 3 + m] += block[k, m]
-            inverse_into(M, a, Minv[i])
+            inverse_into(M, a, new)
         else:
             for k in range(3):
-                Minv[i, k, k] = 1.0 / mass[i]
+                new[k, k] = 1.0 / mass[i]
             world_inertia(R, inertia_inv[i], block)
             for k in range(3):
                 for m in range(3):
-                    Minv[i, 3 + k, 3 + m] = block[k, m]
+                    new[3 + k, 3 + m] = block[k, m]
+        # a turn by round-off (a body a link keeps from turning) often leaves the
+        # block as it was, to the bit: then what was made of it is kept too
+        for k in range(6):
+            for m in range(6):
+                if Minv[i, k, m] != new[k, m]:
+                    changed = True
+                Minv[i, k, m] = new[k, m]
     coupled, C = core[12], core[14]
     n = 6 * len(coupled)
     if n and changed:
