@@ -155,8 +155,8 @@ def _csr(m: Array) -> tuple[Array, Array, Array]:
     """The nonzero entries of ``m`` by rows (compressed sparse rows): each row's start
     ``(rows + 1,)``, then the entries' columns and values, in column order. ``C z``
     is summed so, row by row in a register: as entries by state (each adding into its
-    row of ``y``), the sixteen states of a DOF would wait each on the last's store, and
-    the point absorber's memory took three times as long."""
+    row of ``y``), the sixteen states of a DOF each waited on the last one's store (the
+    point absorber's step 14.2-14.5 us against 13.5-13.7 us by rows, November 29)."""
     m = np.atleast_2d(np.asarray(m, dtype=np.float64))
     rows, cols = np.nonzero(m)  # (row major: each row's columns ascending)
     start = np.searchsorted(rows, np.arange(m.shape[0] + 1)).astype(np.int64)
