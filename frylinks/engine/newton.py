@@ -622,7 +622,7 @@ def put_memory(mu: Array, ma: Array, ml: Array, mz: Array, mup: Array, mzp: Arra
 @kernel(allocates=True)
 def step_room(nb: int, nr: int, nz: int, colours: int, na: int) -> Any:
     """Every array of a generalized-alpha step (see the generated ``advance_ga``): made
-    once per run and kept in its handle. The pending (step length, end time, depth)
+    once per run and passed to each call of the entry. The pending (step length, end time, depth)
     of halved steps: two per halving and the step."""
     stack = 2 * MAX_HALVINGS + 2
     return (room(nb, nr, colours), np.empty(stack), np.empty(stack),

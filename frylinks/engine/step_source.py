@@ -267,8 +267,8 @@ def _hoisted(room: str, *texts: str) -> tuple[str, tuple[str, ...]]:
 def _names(room: str) -> list[str]:
     """The names a room's text defines, in order: the core data ``C0`` first, then
     every other but the blocks' data tuples (``L0``, ``F0``, ``S0``), read by the step
-    through their items' names only (each array taken out of the handle costs a
-    reference count at each call of an entry that counts them)."""
+    through their items' names only (the data tuples themselves are not unpacked, only
+    the arrays the step reads)."""
     names = [line.split(" = ", 1)[0] for line in room.splitlines() if " = " in line]
     return ["C0"] + [n for n in names if not re.fullmatch(r"[LFS]\d+", n)]
 

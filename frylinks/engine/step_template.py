@@ -67,8 +67,8 @@ from frylinks.engine import newton as N
 
 
 def make_room(D, nb, nz):
-    """Every array the model's blocks write (the handle keeps them: the entries
-    below allocate nothing for the blocks). Plain Python: run once per model, it is
+    """Every array the model's blocks write (the entries below take them at each
+    call and allocate nothing for the blocks). Plain Python: run once per model, it is
     not worth compiling."""
     C0 = D[0]
     nr = C0[6]

@@ -43,8 +43,8 @@ if TYPE_CHECKING:
     from frylinks.io.netcdf import StreamWriter
 
 #: Bytes of samples handed over and not yet recorded, at most: the step waits beyond.
-#: Writes come in bursts (a flush of the file, a second or more apart, takes a
-#: tenth of a second or more), so the step needs room to go on meanwhile.
+#: A write takes a tenth of a second or more (:data:`BESIDE_PACE`), so the step needs
+#: room to go on meanwhile.
 HELD_BYTES = 1 << 26
 
 #: How often the thread writes to the file: at least 0.1 s apart and a quarter of the
