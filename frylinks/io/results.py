@@ -198,11 +198,14 @@ class Sampler:
         self.ptos = ptos(model)
         #: The force blocks whose outputs are made in Python (at each sample).
         self.in_python = python_outputs(model)
-        #: Whether :meth:`batch` of a batch with the compiled step's report reads that
-        #: batch alone (and the settings' outputs, functions of time): no force type
-        #: makes its outputs in Python, from the model as it is now. The run then makes
-        #: the variables beside its step (:mod:`frylinks.io.recorder`).
-        self.batch_only = not self.in_python
+
+    @property
+    def batch_only(self) -> bool:
+        """Whether :meth:`batch` of a batch with the compiled step's report reads that
+        batch alone (and the settings' outputs, functions of time): no force type makes
+        its outputs in Python, from the model as it is now. The run then makes the
+        variables beside its step (:mod:`frylinks.io.recorder`)."""
+        return not self.in_python
 
     def sample(self, s: State) -> dict[str, np.ndarray]:
         """Values at state ``s``, keyed by variable name, without the time dimension."""
